@@ -1,0 +1,1 @@
+//! Schemas: canonical normalisation and the per-target transforms.
