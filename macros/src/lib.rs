@@ -1,1 +1,34 @@
-pub fn x(){}
+//! Procedural macros for [tooldef](https://docs.rs/tooldef). Use them through the `tooldef` crate,
+//! which re-exports them; this crate's paths are not stable on their own.
+//!
+//! The macro follows the shape of `serde_derive`: [`ast`] parses the function into a tool,
+//! [`valid`] checks it (every problem collected and reported at once), [`expand`] generates code.
+#![deny(missing_docs)]
+
+mod ast;
+mod attr;
+mod ctxt;
+mod docs;
+mod expand;
+mod valid;
+
+use proc_macro::TokenStream;
+
+/// Turns a function into a tool that every LLM API accepts.
+///
+/// See the `tooldef` crate's documentation for the full grammar.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    let input = proc_macro2::TokenStream::from(input);
+    match expand::tool(args, input.clone()) {
+        Ok(tokens) => tokens.into(),
+        // Re-emit the item untouched beside the errors, so that rustc still type-checks the
+        // function and the user sees our errors, not a cascade of "cannot find function".
+        Err(errors) => {
+            let errors = errors.to_compile_error();
+            let item = ast::strip_param_attributes(input);
+            quote::quote!(#errors #item).into()
+        }
+    }
+}

@@ -1,9 +1,39 @@
 //! tooldef: write a tool once as a Rust function; serve it to any LLM.
+//!
+//! ```
+//! use tooldef::{Target, Tool, tool};
+//!
+//! /// Get the weather forecast for a city.
+//! #[tool(read_only)]
+//! fn get_weather(
+//!     /// The city, e.g. "Paris".
+//!     city: String,
+//!     /// How many days to forecast.
+//!     #[arg(default = 3)]
+//!     #[schemars(range(min = 1, max = 14))]
+//!     days: u32,
+//! ) -> String {
+//!     format!("{days} days of sun in {city}")
+//! }
+//!
+//! let gemini = GetWeather.definition().to_json(Target::Gemini).unwrap();
+//! assert_eq!(
+//!     gemini["parameters"]["properties"]["days"]["description"],
+//!     "How many days to forecast. Default: 3."
+//! );
+//! ```
 #![deny(missing_docs)]
 
 pub mod error;
 pub mod schema;
 pub mod target;
+mod tool;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 
 pub use error::SchemaError;
-pub use target::Target;
+pub use target::{Rendering, Target, TargetTool};
+pub use tool::{Args, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
+pub use tooldef_macros::tool;

@@ -1,0 +1,4 @@
+//! Tools shared by tooldef's examples and tests.
+#![deny(missing_docs)]
+
+pub mod showcase;

@@ -1,0 +1,183 @@
+//! The attribute grammar: `#[tool(…)]` on the function and `#[arg(…)]` on its parameters.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::{Expr, LitBool, LitStr, Path};
+
+use crate::ctxt::Ctxt;
+
+/// A value given in an attribute, with the span of its key for error messages.
+#[derive(Clone)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// `#[tool(…)]`.
+#[derive(Default)]
+pub struct ToolAttrs {
+    pub name: Option<Spanned<String>>,
+    pub title: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    pub read_only: Option<bool>,
+    pub destructive: Option<bool>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
+    pub strict: Option<Spanned<bool>>,
+    pub crate_path: Option<Path>,
+}
+
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, crate";
+
+impl ToolAttrs {
+    /// Parses the tokens inside `#[tool(…)]`; problems go to `cx`.
+    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
+        let mut attrs = ToolAttrs::default();
+        let parser = syn::meta::parser(|meta| {
+            let key = meta.path.clone();
+            let span = syn::spanned::Spanned::span(&key);
+            let ident = key.get_ident().map(ToString::to_string).unwrap_or_default();
+            match ident.as_str() {
+                "name" => set_once(cx, &mut attrs.name, &meta, string_value(&meta)?),
+                "title" => set_once(cx, &mut attrs.title, &meta, string_value(&meta)?),
+                "description" => {
+                    set_once(cx, &mut attrs.description, &meta, string_value(&meta)?)
+                }
+                "read_only" => flag(cx, &mut attrs.read_only, &meta)?,
+                "destructive" => flag(cx, &mut attrs.destructive, &meta)?,
+                "idempotent" => flag(cx, &mut attrs.idempotent, &meta)?,
+                "open_world" => flag(cx, &mut attrs.open_world, &meta)?,
+                "strict" => {
+                    let value = bool_value(&meta)?;
+                    set_once(cx, &mut attrs.strict, &meta, Spanned { value, span });
+                }
+                "crate" => {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    attrs.crate_path = Some(lit.parse()?);
+                }
+                _ => {
+                    skip_value(&meta)?;
+                    cx.error_at(
+                        span,
+                        format!(
+                            "unknown key `{}` in #[tool(…)]; the keys are: {TOOL_KEYS}",
+                            quote::quote!(#key).to_string().replace(' ', "")
+                        ),
+                    );
+                }
+            }
+            Ok(())
+        });
+        if let Err(err) = syn::parse::Parser::parse2(parser, tokens) {
+            cx.syn_error(err);
+        }
+        attrs
+    }
+}
+
+/// `#[arg(…)]` on a parameter.
+#[derive(Default)]
+pub struct ArgAttrs {
+    pub rename: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    /// `default` alone (`Default::default()`) is `Some(None)`; `default = EXPR` is `Some(Some(EXPR))`.
+    pub default: Option<Spanned<Option<Expr>>>,
+}
+
+const ARG_KEYS: &str = "rename, description, default";
+
+impl ArgAttrs {
+    /// Parses every `#[arg(…)]` among a parameter's attributes.
+    pub fn parse(cx: &Ctxt, attrs: &[syn::Attribute]) -> ArgAttrs {
+        let mut out = ArgAttrs::default();
+        for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
+            let result = attr.parse_nested_meta(|meta| {
+                let span = syn::spanned::Spanned::span(&meta.path);
+                let ident = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                match ident.as_str() {
+                    "rename" => set_once(cx, &mut out.rename, &meta, string_value(&meta)?),
+                    "description" => {
+                        set_once(cx, &mut out.description, &meta, string_value(&meta)?)
+                    }
+                    "default" => {
+                        let expr = if meta.input.peek(syn::Token![=]) {
+                            Some(meta.value()?.parse::<Expr>()?)
+                        } else {
+                            None
+                        };
+                        set_once(cx, &mut out.default, &meta, Spanned { value: expr, span });
+                    }
+                    _ => {
+                        skip_value(&meta)?;
+                        let key = &meta.path;
+                        cx.error_at(
+                            span,
+                            format!(
+                                "unknown key `{}` in #[arg(…)]; the keys are: {ARG_KEYS}",
+                                quote::quote!(#key).to_string().replace(' ', "")
+                            ),
+                        );
+                    }
+                }
+                Ok(())
+            });
+            if let Err(err) = result {
+                cx.syn_error(err);
+            }
+        }
+        out
+    }
+}
+
+fn string_value(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
+    let lit: LitStr = meta.value()?.parse()?;
+    Ok(Spanned {
+        value: lit.value(),
+        span: lit.span(),
+    })
+}
+
+fn bool_value(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    let lit: LitBool = meta.value()?.parse()?;
+    Ok(lit.value)
+}
+
+/// `read_only` alone means true; `read_only = false` is allowed too.
+fn flag(cx: &Ctxt, slot: &mut Option<bool>, meta: &ParseNestedMeta) -> syn::Result<()> {
+    let value = if meta.input.peek(syn::Token![=]) {
+        bool_value(meta)?
+    } else {
+        true
+    };
+    if slot.replace(value).is_some() {
+        duplicate(cx, meta);
+    }
+    Ok(())
+}
+
+fn set_once<T>(cx: &Ctxt, slot: &mut Option<T>, meta: &ParseNestedMeta, value: T) {
+    if slot.replace(value).is_some() {
+        duplicate(cx, meta);
+    }
+}
+
+fn duplicate(cx: &Ctxt, meta: &ParseNestedMeta) {
+    let key = &meta.path;
+    cx.error_spanned_by(
+        key,
+        format!(
+            "`{}` is given twice; keep one",
+            quote::quote!(#key).to_string().replace(' ', "")
+        ),
+    );
+}
+
+/// Consumes `= value` or `(…)` after an unknown key so that parsing can go on to the next key.
+fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.parse_nested_meta(|inner| skip_value(&inner))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,250 @@
+//! Code generation: the argument struct, the tool type and its `Tool` implementation.
+
+use heck::ToUpperCamelCase;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, ReturnType, Type};
+
+use crate::ast::{Param, ParamKind, Tool, unraw};
+use crate::ctxt::Ctxt;
+use crate::valid;
+
+/// Parses, validates and expands one `#[tool]`.
+pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
+    let cx = Ctxt::default();
+    let tool = Tool::from_tokens(&cx, args, input);
+    if let Some(tool) = &tool {
+        valid::check(&cx, tool);
+    }
+    cx.check()?;
+    match tool {
+        Some(tool) => Ok(expand(&tool)),
+        None => Err(syn::Error::new(Span::call_site(), "#[tool] could not parse its input")),
+    }
+}
+
+fn expand(tool: &Tool) -> TokenStream {
+    let krate = match &tool.attrs.crate_path {
+        Some(path) => quote!(#path),
+        None => quote!(::tooldef),
+    };
+    let func = &tool.func;
+    let vis = &func.vis;
+    let fn_ident = &func.sig.ident;
+    let fn_name = unraw(fn_ident);
+    let tool_ident = format_ident!("{}", fn_name.to_upper_camel_case(), span = fn_ident.span());
+
+    let (args_ty, args_item, call_args) = match whole_struct(tool) {
+        Some(inner) => (
+            quote!(#inner),
+            TokenStream::new(),
+            quote!(#krate::Args(args)),
+        ),
+        None => {
+            let args_ident = format_ident!("{}Args", tool_ident);
+            let item = args_struct(tool, &krate, &args_ident);
+            let fields = tool.params.iter().filter_map(|p| match &p.kind {
+                ParamKind::Field(ident) => Some(ident),
+                _ => None,
+            });
+            (quote!(#args_ident), item, quote!(#(args.#fields),*))
+        }
+    };
+
+    let output_ty = match &func.sig.output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, ty) => quote!(#ty),
+    };
+    let call = if func.sig.asyncness.is_some() {
+        quote!(#fn_ident(#call_args).await)
+    } else {
+        quote!(#fn_ident(#call_args))
+    };
+
+    let name = tool.wire_name();
+    let description = match (&tool.attrs.description, &tool.docs.description) {
+        (Some(given), _) => given.value.clone(),
+        (None, Some(doc)) => doc.clone(),
+        (None, None) => String::new(),
+    };
+    let title = tool.attrs.title.as_ref().map(|t| {
+        let t = &t.value;
+        quote!(.title(#t))
+    });
+    let read_only = option_bool(tool.attrs.read_only);
+    let destructive = option_bool(tool.attrs.destructive);
+    let idempotent = option_bool(tool.attrs.idempotent);
+    let open_world = option_bool(tool.attrs.open_world);
+    let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
+
+    let tool_doc = format!(
+        "The [`{fn_name}`] tool, named `{name}` on the wire: implements [`Tool`]({}::Tool).",
+        quote!(#krate).to_string().replace(' ', "")
+    );
+
+    quote! {
+        #func
+
+        #args_item
+
+        #[doc = #tool_doc]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #vis struct #tool_ident;
+
+        impl #krate::Tool for #tool_ident {
+            type Args = #args_ty;
+            type Output = #output_ty;
+
+            const NAME: &'static str = #name;
+
+            fn definition(&self) -> &'static #krate::ToolDefinition {
+                static DEFINITION: ::std::sync::OnceLock<#krate::ToolDefinition> =
+                    ::std::sync::OnceLock::new();
+                DEFINITION.get_or_init(|| {
+                    #[allow(unused_imports)]
+                    use #krate::__private::output::{NoOutputSchema as _, PlainOutputSchema as _, ResultOutputSchema as _};
+                    #krate::ToolDefinition::builder(#name)
+                        #title
+                        .description(#description)
+                        .input_schema(#krate::__private::input_schema::<#args_ty>())
+                        .output_schema((&&&#krate::__private::output::Probe::<#output_ty>::new()).output_schema())
+                        .annotations(#krate::ToolAnnotations {
+                            read_only_hint: #read_only,
+                            destructive_hint: #destructive,
+                            idempotent_hint: #idempotent,
+                            open_world_hint: #open_world,
+                        })
+                        .strict(#strict)
+                        .build()
+                })
+            }
+
+            fn call(
+                &self,
+                args: Self::Args,
+            ) -> impl ::std::future::Future<Output = Self::Output> + ::std::marker::Send {
+                async move { #call }
+            }
+        }
+    }
+}
+
+fn whole_struct(tool: &Tool) -> Option<&Type> {
+    tool.params.iter().find_map(|p| match &p.kind {
+        ParamKind::WholeStruct(inner) => Some(inner),
+        _ => None,
+    })
+}
+
+/// The struct the model's arguments deserialise into: one field per parameter, in order, carrying
+/// the parameter's docs, rename, default and forwarded schemars/serde attributes.
+fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStream {
+    let vis = &tool.func.vis;
+    let fn_name = unraw(&tool.func.sig.ident);
+    let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
+    let schemars_crate = format!("{}::__private::schemars", krate.to_string().replace(' ', ""));
+    let doc = format!("The arguments of the [`{fn_name}`] tool, as the model sends them.");
+
+    let mut fields = Vec::new();
+    let mut default_fns = Vec::new();
+    let mut checks = Vec::new();
+    for param in &tool.params {
+        let ParamKind::Field(ident) = &param.kind else {
+            continue;
+        };
+        let ty = &param.ty;
+        let description = param_description(tool, param);
+        let doc_attr = description.map(|d| quote!(#[doc = #d]));
+        let rename = param.arg.rename.as_ref().map(|r| {
+            let r = &r.value;
+            quote!(#[serde(rename = #r)])
+        });
+        let default = param.arg.default.as_ref().map(|default| {
+            let ty_span = ty.span();
+            checks.push(quote_spanned! {ty_span=>
+                #krate::__private::assert_default_shown::<#ty>();
+            });
+            match &default.value {
+                None => quote!(#[serde(default)]),
+                Some(expr) => {
+                    let default_fn = format_ident!("__tooldef_default_{}", unraw(ident));
+                    default_fns.push(quote! {
+                        #[doc(hidden)]
+                        fn #default_fn() -> #ty {
+                            #expr
+                        }
+                    });
+                    let path = format!("{args_ident}::{default_fn}");
+                    quote!(#[serde(default = #path)])
+                }
+            }
+        });
+        let forwarded = &param.forwarded;
+        fields.push(quote! {
+            #doc_attr
+            #rename
+            #default
+            #(#forwarded)*
+            pub #ident: #ty
+        });
+    }
+
+    let default_impl = (!default_fns.is_empty()).then(|| {
+        quote! {
+            impl #args_ident {
+                #(#default_fns)*
+            }
+        }
+    });
+    let checks = (!checks.is_empty()).then(|| {
+        quote! {
+            const _: () = {
+                #[allow(dead_code)]
+                fn __tooldef_checks() {
+                    #(#checks)*
+                }
+            };
+        }
+    });
+
+    quote! {
+        #[doc = #doc]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[schemars(crate = #schemars_crate, transform = #krate::__private::remove_root_description)]
+        #[allow(missing_docs)]
+        #vis struct #args_ident {
+            #(#fields,)*
+        }
+
+        #default_impl
+        #checks
+    }
+}
+
+/// `#[arg(description)]`, else the `///` doc, else the `# Arguments` entry.
+fn param_description(tool: &Tool, param: &Param) -> Option<String> {
+    if let Some(d) = &param.arg.description {
+        return Some(d.value.clone());
+    }
+    if let Some(d) = &param.doc {
+        return Some(d.clone());
+    }
+    let ParamKind::Field(ident) = &param.kind else {
+        return None;
+    };
+    let name = unraw(ident);
+    tool.docs
+        .arguments
+        .iter()
+        .find(|a| a.name == name)
+        .map(|a| a.description.clone())
+}
+
+fn option_bool(value: Option<bool>) -> TokenStream {
+    match value {
+        Some(b) => quote!(::std::option::Option::Some(#b)),
+        None => quote!(::std::option::Option::None),
+    }
+}

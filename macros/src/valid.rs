@@ -1,0 +1,255 @@
+//! Every compile-time check on the syntax of a tool. Problems are collected in the `Ctxt` and all
+//! reported at once; each names the target that would refuse the tool and how to fix it.
+
+use std::collections::HashMap;
+
+use syn::spanned::Spanned;
+use syn::{FnArg, ReturnType, Type};
+
+use crate::ast::{Param, ParamKind, Tool};
+use crate::ctxt::Ctxt;
+
+/// OpenAI rejects a function description over this many characters.
+const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// OpenAI and Anthropic accept at most 64 characters in a tool name.
+const MAX_NAME_CHARS: usize = 64;
+
+/// Runs every check.
+pub fn check(cx: &Ctxt, tool: &Tool) {
+    check_signature(cx, tool);
+    check_name(cx, tool);
+    check_description(cx, tool);
+    check_params(cx, tool);
+    check_argument_docs(cx, tool);
+}
+
+fn check_signature(cx: &Ctxt, tool: &Tool) {
+    let sig = &tool.func.sig;
+    for input in &sig.inputs {
+        if let FnArg::Receiver(receiver) = input {
+            cx.error_spanned_by(
+                receiver,
+                "#[tool] goes on a free function, not a method: a tool is called with its \
+                 arguments alone; move the function out of the `impl` block and take what it \
+                 needs of `self` as a parameter",
+            );
+        }
+    }
+    if !sig.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a tool cannot be generic: its argument schema is fixed when the tool is listed; \
+             use concrete types",
+        );
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        if let Type::ImplTrait(_) = &**ty {
+            cx.error_spanned_by(
+                ty,
+                "a tool cannot return `impl Trait`: name the type, so that its output schema \
+                 can be derived (for example `-> Forecast` or `-> Result<Forecast, Error>`)",
+            );
+        }
+    }
+}
+
+/// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`: a name every target accepts.
+fn is_portable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    first_ok
+        && name.len() <= MAX_NAME_CHARS
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+fn check_name(cx: &Ctxt, tool: &Tool) {
+    let name = tool.wire_name();
+    if is_portable_name(&name) {
+        return;
+    }
+    let why = if name.len() > MAX_NAME_CHARS {
+        format!(
+            "it is {} characters long and OpenAI and Anthropic accept at most {MAX_NAME_CHARS}",
+            name.len()
+        )
+    } else {
+        "OpenAI and Anthropic accept only ASCII letters, digits, `_` and `-`, and Gemini needs a \
+         letter or `_` first"
+            .to_owned()
+    };
+    let message = format!(
+        "the tool name `{name}` is not portable: {why}; choose a name matching \
+         ^[a-zA-Z_][a-zA-Z0-9_-]{{0,63}}$"
+    );
+    match &tool.attrs.name {
+        Some(given) => cx.error_at(given.span, message),
+        None => cx.error_spanned_by(
+            &tool.func.sig.ident,
+            format!("{message}, with #[tool(name = \"…\")]"),
+        ),
+    }
+}
+
+fn check_description(cx: &Ctxt, tool: &Tool) {
+    match (&tool.attrs.description, &tool.docs.description) {
+        (None, None) => cx.error_spanned_by(
+            &tool.func.sig.ident,
+            "a tool needs a description, which is how the model knows when to call it: add a \
+             `///` doc comment to the function, or #[tool(description = \"…\")]",
+        ),
+        (Some(given), _) => check_description_length(cx, &given.value, given.span),
+        (None, Some(doc)) => {
+            check_description_length(cx, doc, tool.func.sig.ident.span());
+        }
+    }
+}
+
+fn check_description_length(cx: &Ctxt, description: &str, span: proc_macro2::Span) {
+    let chars = description.chars().count();
+    if chars > MAX_DESCRIPTION_CHARS {
+        cx.error_at(
+            span,
+            format!(
+                "the tool description is {chars} characters long and OpenAI rejects more than \
+                 {MAX_DESCRIPTION_CHARS}: shorten it, or move details into the parameters' docs"
+            ),
+        );
+    }
+}
+
+fn check_params(cx: &Ctxt, tool: &Tool) {
+    let mut wire_names: HashMap<String, &Param> = HashMap::new();
+    let whole: Vec<&Param> = tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::WholeStruct(_)))
+        .collect();
+    if !whole.is_empty() {
+        for param in tool.params.iter().filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_))) {
+            cx.error_spanned_by(
+                &param.pat,
+                "a tool that takes its arguments as a whole struct (`Args<T>`) cannot also take \
+                 single parameters: move this one into the struct",
+            );
+        }
+        for extra in whole.iter().skip(1) {
+            cx.error_spanned_by(
+                &extra.ty,
+                "a tool takes at most one whole argument struct (`Args<T>`): merge the structs",
+            );
+        }
+    }
+
+    for param in &tool.params {
+        if let Type::ImplTrait(_) = &param.ty {
+            cx.error_spanned_by(
+                &param.ty,
+                "a tool parameter cannot be `impl Trait`: its schema is generated from a \
+                 concrete type; name the type",
+            );
+        }
+        match &param.kind {
+            ParamKind::Unsupported => cx.error_spanned_by(
+                &param.pat,
+                "a tool parameter must be a plain name (`city: String`), or the whole-struct \
+                 form (`Args(args): Args<SearchArgs>`); destructure inside the function",
+            ),
+            ParamKind::WholeStruct(_) => {
+                for (present, key) in [
+                    (param.arg.rename.as_ref().map(|r| r.span), "rename"),
+                    (param.arg.default.as_ref().map(|d| d.span), "default"),
+                    (param.arg.description.as_ref().map(|d| d.span), "description"),
+                ] {
+                    if let Some(span) = present {
+                        cx.error_at(
+                            span,
+                            format!(
+                                "`{key}` does not apply to the whole argument struct: put \
+                                 serde/schemars attributes on the struct's fields instead"
+                            ),
+                        );
+                    }
+                }
+            }
+            ParamKind::Field(_) => {}
+        }
+        if let (Some(_), Some(described)) = (&param.doc, &param.arg.description) {
+            cx.error_at(
+                described.span,
+                "this parameter has both a `///` doc comment and #[arg(description = …)]: \
+                 keep one",
+            );
+        }
+        if let Some(wire) = param.wire_name() {
+            if let Some(first) = wire_names.get(&wire) {
+                let first_name = quote::ToTokens::to_token_stream(&first.pat).to_string();
+                let span = param
+                    .arg
+                    .rename
+                    .as_ref()
+                    .map(|r| r.span)
+                    .unwrap_or_else(|| param.pat.span());
+                cx.error_at(
+                    span,
+                    format!(
+                        "two parameters would both be the argument `{wire}` (the other is \
+                         `{first_name}`): give one another name with #[arg(rename = \"…\")]"
+                    ),
+                );
+            } else {
+                wire_names.insert(wire, param);
+            }
+        }
+    }
+}
+
+/// Every entry of the `# Arguments` section must name a parameter, and a parameter is documented
+/// in one place only: a doc that names nothing would otherwise be silently lost.
+fn check_argument_docs(cx: &Ctxt, tool: &Tool) {
+    for entry in &tool.docs.arguments {
+        let param = tool.params.iter().find(|p| match &p.kind {
+            ParamKind::Field(ident) => crate::ast::unraw(ident) == entry.name,
+            _ => false,
+        });
+        match param {
+            None => cx.error_spanned_by(
+                &tool.func.sig.ident,
+                format!(
+                    "the `# Arguments` section of the doc comment documents `{}`, which is not a \
+                     parameter of this function: fix the name or remove the entry",
+                    entry.name
+                ),
+            ),
+            Some(param) if param.doc.is_some() || param.arg.description.is_some() => cx
+                .error_spanned_by(
+                    &param.pat,
+                    format!(
+                        "`{}` is documented twice, in the `# Arguments` section and on the \
+                         parameter: keep one",
+                        entry.name
+                    ),
+                ),
+            Some(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_portable_name;
+
+    #[test]
+    fn portable_names() {
+        assert!(is_portable_name("get_weather"));
+        assert!(is_portable_name("_x-1"));
+        assert!(is_portable_name(&"a".repeat(64)));
+        assert!(!is_portable_name(&"a".repeat(65)));
+        assert!(!is_portable_name("fs.read"));
+        assert!(!is_portable_name("1abc"));
+        assert!(!is_portable_name("-abc"));
+        assert!(!is_portable_name(""));
+        assert!(!is_portable_name("café"));
+    }
+}

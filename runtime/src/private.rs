@@ -1,0 +1,94 @@
+//! What the code `#[tool]` generates needs from this crate. Not public API.
+
+pub use schemars;
+pub use serde;
+pub use serde_json;
+
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, Schema};
+
+/// The input schema of an argument type: draft 2020-12, as the type deserialises.
+pub fn input_schema<T: JsonSchema>() -> Schema {
+    SchemaSettings::draft2020_12()
+        .for_deserialize()
+        .into_generator()
+        .into_root_schema_for::<T>()
+}
+
+/// A `#[schemars(transform)]` for generated argument structs: their doc comment is for rustdoc,
+/// while the model reads the tool's own description.
+pub fn remove_root_description(schema: &mut Schema) {
+    schema.remove("description");
+}
+
+/// A parameter's default is shown to the model in its JSON spelling, so its type must serialise.
+#[diagnostic::on_unimplemented(
+    message = "the default of a tool parameter of type `{Self}` cannot be shown to the model",
+    label = "`{Self}` does not implement `Serialize`",
+    note = "tooldef writes each default into the parameter's description (\"Default: 3.\"), which needs `Serialize`: derive it, or drop `default`"
+)]
+pub trait DefaultShown {}
+impl<T: serde::Serialize> DefaultShown for T {}
+
+/// Compile-time check that a defaulted parameter's type implements [`DefaultShown`].
+pub const fn assert_default_shown<T: DefaultShown>() {}
+
+/// Output schemas, chosen by autoref specialisation on the concrete return type:
+/// `Result<T, E>` with `T: JsonSchema` → `T`'s schema; `T: JsonSchema` → `T`'s schema; else none.
+pub mod output {
+    use std::marker::PhantomData;
+
+    use schemars::generate::SchemaSettings;
+    use schemars::{JsonSchema, Schema};
+
+    /// Carries the return type to the method lookup.
+    pub struct Probe<T: ?Sized>(PhantomData<T>);
+
+    impl<T: ?Sized> Probe<T> {
+        /// A probe for `T`.
+        #[allow(clippy::new_without_default)]
+        pub const fn new() -> Self {
+            Probe(PhantomData)
+        }
+    }
+
+    fn schema_of<T: JsonSchema>() -> Schema {
+        SchemaSettings::draft2020_12()
+            .for_serialize()
+            .into_generator()
+            .into_root_schema_for::<T>()
+    }
+
+    /// Highest priority: `Result<T, E>` where `T` has a schema.
+    pub trait ResultOutputSchema {
+        /// The output schema.
+        fn output_schema(&self) -> Option<Schema>;
+    }
+    impl<T: JsonSchema, E> ResultOutputSchema for &&Probe<Result<T, E>> {
+        fn output_schema(&self) -> Option<Schema> {
+            Some(schema_of::<T>())
+        }
+    }
+
+    /// Next: any type with a schema.
+    pub trait PlainOutputSchema {
+        /// The output schema.
+        fn output_schema(&self) -> Option<Schema>;
+    }
+    impl<T: JsonSchema> PlainOutputSchema for &Probe<T> {
+        fn output_schema(&self) -> Option<Schema> {
+            Some(schema_of::<T>())
+        }
+    }
+
+    /// Fallback: no output schema.
+    pub trait NoOutputSchema {
+        /// No output schema.
+        fn output_schema(&self) -> Option<Schema>;
+    }
+    impl<T: ?Sized> NoOutputSchema for Probe<T> {
+        fn output_schema(&self) -> Option<Schema> {
+            None
+        }
+    }
+}

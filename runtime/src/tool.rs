@@ -1,0 +1,209 @@
+//! The [`Tool`] trait and the canonical [`ToolDefinition`] every target is rendered from.
+
+use std::borrow::Cow;
+use std::future::Future;
+use std::sync::OnceLock;
+
+use schemars::Schema;
+use serde::de::DeserializeOwned;
+
+use crate::target::{Rendering, render};
+use crate::{SchemaError, Target};
+
+/// A tool: a name, a canonical definition, typed arguments and a function to call.
+///
+/// `#[tool]` implements it for a unit struct named after the function (`get_weather` →
+/// `GetWeather`); implement it by hand only for what the macro cannot express.
+pub trait Tool: Send + Sync + 'static {
+    /// The argument object the model sends, deserialised.
+    type Args: DeserializeOwned + Send + 'static;
+    /// What the function returns.
+    type Output: Send + 'static;
+
+    /// The tool's name on the wire.
+    const NAME: &'static str;
+
+    /// The canonical definition, computed on first use and then kept for the process.
+    fn definition(&self) -> &'static ToolDefinition;
+
+    /// Calls the function with deserialised arguments.
+    fn call(&self, args: Self::Args) -> impl Future<Output = Self::Output> + Send;
+}
+
+/// The whole-struct form of a tool's arguments: `Args(args): Args<SearchArgs>` takes the complete
+/// argument object as one type that derives `Deserialize + JsonSchema`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Args<T>(pub T);
+
+/// Hints about a tool's behaviour, as MCP defines them. `None` leaves a hint unsaid (MCP's
+/// defaults then apply: not read-only, destructive, not idempotent, open world).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ToolAnnotations {
+    /// The tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates (meaningful when not read-only).
+    pub destructive_hint: Option<bool>,
+    /// Calling the tool again with the same arguments has no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    /// Whether no hint is given.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolAnnotations::default()
+    }
+}
+
+/// The canonical definition of a tool: what every target's rendering is made from.
+///
+/// The input schema is JSON Schema draft 2020-12 as schemars generates it (properties in
+/// declaration order, `$defs` kept, `default` recorded), without `$schema` and the root `title`.
+/// Renderings for each target are computed on first use and cached.
+#[derive(Debug)]
+pub struct ToolDefinition {
+    name: Cow<'static, str>,
+    title: Option<Cow<'static, str>>,
+    description: Option<Cow<'static, str>>,
+    input_schema: Schema,
+    output_schema: Option<Schema>,
+    annotations: ToolAnnotations,
+    strict: bool,
+    renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
+}
+
+impl ToolDefinition {
+    /// Starts a definition of the tool `name`.
+    pub fn builder(name: impl Into<Cow<'static, str>>) -> ToolDefinitionBuilder {
+        ToolDefinitionBuilder {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema: None,
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+            strict: true,
+        }
+    }
+
+    /// The tool's name on the wire.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A human-readable title, for display.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+
+    /// The canonical input schema (draft 2020-12, root `"type": "object"`).
+    pub fn input_schema(&self) -> &Schema {
+        &self.input_schema
+    }
+
+    /// The canonical output schema, when the tool returns a JSON object whose type has a schema.
+    pub fn output_schema(&self) -> Option<&Schema> {
+        self.output_schema.as_ref()
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(&self) -> &ToolAnnotations {
+        &self.annotations
+    }
+
+    /// Whether the tool asks for strict rendering (OpenAI `strict: true`).
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
+    /// The tool rendered for `target`: computed once, then served from the cache.
+    pub fn render(&self, target: Target) -> Result<&Rendering, SchemaError> {
+        let slot = &self.renderings[target as usize];
+        slot.get_or_init(|| render(self, target))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The tool rendered for `target`, as JSON.
+    pub fn to_json(&self, target: Target) -> Result<serde_json::Value, SchemaError> {
+        Ok(self.render(target)?.to_json())
+    }
+}
+
+/// Builds a [`ToolDefinition`]; see [`ToolDefinition::builder`].
+#[derive(Debug)]
+#[must_use]
+pub struct ToolDefinitionBuilder {
+    name: Cow<'static, str>,
+    title: Option<Cow<'static, str>>,
+    description: Option<Cow<'static, str>>,
+    input_schema: Option<Schema>,
+    output_schema: Option<Schema>,
+    annotations: ToolAnnotations,
+    strict: bool,
+}
+
+impl ToolDefinitionBuilder {
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// What the tool does, for the model. An empty description counts as none.
+    pub fn description(mut self, description: impl Into<Cow<'static, str>>) -> Self {
+        let description = description.into();
+        self.description = (!description.trim().is_empty()).then_some(description);
+        self
+    }
+
+    /// The input schema; it is canonicalised (see [`crate::schema::canonicalize`]).
+    pub fn input_schema(mut self, schema: Schema) -> Self {
+        self.input_schema = Some(crate::schema::canonicalize(schema));
+        self
+    }
+
+    /// The output schema; kept only when its root is an object schema, which is what MCP's
+    /// `outputSchema` requires.
+    pub fn output_schema(mut self, schema: Option<Schema>) -> Self {
+        self.output_schema = schema
+            .map(crate::schema::canonicalize)
+            .filter(|s| s.get("type").and_then(|t| t.as_str()) == Some("object"));
+        self
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Whether to render strictly where a target has a strict mode (default `true`).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The definition. Without an input schema the tool takes no arguments.
+    pub fn build(self) -> ToolDefinition {
+        let input_schema = self.input_schema.unwrap_or_else(|| {
+            schemars::json_schema!({ "type": "object", "properties": {} })
+        });
+        ToolDefinition {
+            name: self.name,
+            title: self.title,
+            description: self.description,
+            input_schema,
+            output_schema: self.output_schema,
+            annotations: self.annotations,
+            strict: self.strict,
+            renderings: Default::default(),
+        }
+    }
+}
