@@ -15,7 +15,12 @@ const USAGE: &str = "usage: showcase [--target mcp|chat|responses|anthropic|gemi
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         [] => {
             print_overview();
             ExitCode::SUCCESS
@@ -45,7 +50,10 @@ fn print_target(target: Target) -> ExitCode {
         match definition.to_json(target) {
             Ok(json) => rendered.push(json),
             Err(err) => {
-                eprintln!("showcase: `{}` cannot be rendered: {err}", definition.name());
+                eprintln!(
+                    "showcase: `{}` cannot be rendered: {err}",
+                    definition.name()
+                );
                 return ExitCode::FAILURE;
             }
         }
@@ -168,7 +176,10 @@ fn type_name(schema: &Value) -> String {
     }
     match schema.get("type") {
         Some(Value::String(t)) if t == "array" => {
-            format!("array of {}", schema.get("items").map_or("any".into(), type_name))
+            format!(
+                "array of {}",
+                schema.get("items").map_or("any".into(), type_name)
+            )
         }
         Some(Value::String(t)) => t.clone(),
         Some(Value::Array(types)) => types

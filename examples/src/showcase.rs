@@ -97,7 +97,11 @@ pub struct UnknownCurrency(pub String);
 
 impl std::fmt::Display for UnknownCurrency {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "no exchange rate for `{}`; try EUR, USD, GBP or JPY", self.0)
+        write!(
+            f,
+            "no exchange rate for `{}`; try EUR, USD, GBP or JPY",
+            self.0
+        )
     }
 }
 
@@ -197,7 +201,7 @@ pub struct FlightOffer {
     pub stops: u8,
 }
 
-/// The offers found by [`search_flights`].
+/// The offers found by a flight search.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct FlightOffers {
     /// Offers, cheapest first.
@@ -212,7 +216,11 @@ pub async fn search_flights(Args(search): Args<FlightSearch>) -> FlightOffers {
         Cabin::PremiumEconomy => 160.0,
         Cabin::Business => 420.0,
     };
-    let per_trip = if search.return_date.is_some() { 2.0 } else { 1.0 };
+    let per_trip = if search.return_date.is_some() {
+        2.0
+    } else {
+        1.0
+    };
     let mut offers = vec![FlightOffer {
         flight: format!("{}{}1", &search.origin[..2.min(search.origin.len())], 7),
         price_eur: base * per_trip * f64::from(search.passengers),
@@ -389,8 +397,15 @@ pub fn send_message(
     #[arg(rename = "readReceipt", default = true)]
     read_receipt: bool,
 ) -> String {
-    let receipt = if read_receipt { " with read receipt" } else { "" };
-    format!("Sent \"{subject}\" to {to}{receipt} ({} characters)", body.len())
+    let receipt = if read_receipt {
+        " with read receipt"
+    } else {
+        ""
+    };
+    format!(
+        "Sent \"{subject}\" to {to}{receipt} ({} characters)",
+        body.len()
+    )
 }
 
 /// Cancel a booking. This cannot be undone.

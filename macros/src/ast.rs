@@ -46,7 +46,9 @@ const PARAM_ATTRIBUTES_TAKEN: &[&str] = &["doc", "arg", "schemars", "serde", "va
 const PARAM_ATTRIBUTES_FORWARDED: &[&str] = &["schemars", "serde", "validate", "garde"];
 
 fn is_taken(attr: &Attribute) -> bool {
-    PARAM_ATTRIBUTES_TAKEN.iter().any(|name| attr.path().is_ident(name))
+    PARAM_ATTRIBUTES_TAKEN
+        .iter()
+        .any(|name| attr.path().is_ident(name))
 }
 
 impl Tool {
@@ -76,7 +78,11 @@ impl Tool {
             let forwarded = typed
                 .attrs
                 .iter()
-                .filter(|a| PARAM_ATTRIBUTES_FORWARDED.iter().any(|n| a.path().is_ident(n)))
+                .filter(|a| {
+                    PARAM_ATTRIBUTES_FORWARDED
+                        .iter()
+                        .any(|n| a.path().is_ident(n))
+                })
                 .cloned()
                 .collect();
             typed.attrs.retain(|a| !is_taken(a));

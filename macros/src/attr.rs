@@ -27,7 +27,8 @@ pub struct ToolAttrs {
     pub crate_path: Option<Path>,
 }
 
-const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, crate";
+const TOOL_KEYS: &str =
+    "name, title, description, read_only, destructive, idempotent, open_world, strict, crate";
 
 impl ToolAttrs {
     /// Parses the tokens inside `#[tool(…)]`; problems go to `cx`.
@@ -40,9 +41,7 @@ impl ToolAttrs {
             match ident.as_str() {
                 "name" => set_once(cx, &mut attrs.name, &meta, string_value(&meta)?),
                 "title" => set_once(cx, &mut attrs.title, &meta, string_value(&meta)?),
-                "description" => {
-                    set_once(cx, &mut attrs.description, &meta, string_value(&meta)?)
-                }
+                "description" => set_once(cx, &mut attrs.description, &meta, string_value(&meta)?),
                 "read_only" => flag(cx, &mut attrs.read_only, &meta)?,
                 "destructive" => flag(cx, &mut attrs.destructive, &meta)?,
                 "idempotent" => flag(cx, &mut attrs.idempotent, &meta)?,
@@ -93,7 +92,11 @@ impl ArgAttrs {
         for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
             let result = attr.parse_nested_meta(|meta| {
                 let span = syn::spanned::Spanned::span(&meta.path);
-                let ident = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                let ident = meta
+                    .path
+                    .get_ident()
+                    .map(ToString::to_string)
+                    .unwrap_or_default();
                 match ident.as_str() {
                     "rename" => set_once(cx, &mut out.rename, &meta, string_value(&meta)?),
                     "description" => {

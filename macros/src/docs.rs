@@ -185,7 +185,8 @@ mod tests {
 
     #[test]
     fn colon_and_dash_entries() {
-        let docs = split_function_docs("Do it.\n\n## Parameters\n- q: the query\n- `limit`: at most");
+        let docs =
+            split_function_docs("Do it.\n\n## Parameters\n- q: the query\n- `limit`: at most");
         assert_eq!(docs.description.as_deref(), Some("Do it."));
         assert_eq!(docs.arguments[0].name, "q");
         assert_eq!(docs.arguments[0].description, "the query");
@@ -196,7 +197,10 @@ mod tests {
     #[test]
     fn headings_inside_code_blocks_are_text() {
         let docs = split_function_docs("Run.\n\n```sh\n# Arguments\n```");
-        assert_eq!(docs.description.as_deref(), Some("Run.\n\n```sh\n# Arguments\n```"));
+        assert_eq!(
+            docs.description.as_deref(),
+            Some("Run.\n\n```sh\n# Arguments\n```")
+        );
         assert!(docs.arguments.is_empty());
     }
 

@@ -20,7 +20,10 @@ pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
     cx.check()?;
     match tool {
         Some(tool) => Ok(expand(&tool)),
-        None => Err(syn::Error::new(Span::call_site(), "#[tool] could not parse its input")),
+        None => Err(syn::Error::new(
+            Span::call_site(),
+            "#[tool] could not parse its input",
+        )),
     }
 }
 
@@ -143,7 +146,10 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
     let vis = &tool.func.vis;
     let fn_name = unraw(&tool.func.sig.ident);
     let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
-    let schemars_crate = format!("{}::__private::schemars", krate.to_string().replace(' ', ""));
+    let schemars_crate = format!(
+        "{}::__private::schemars",
+        krate.to_string().replace(' ', "")
+    );
     let doc = format!("The arguments of the [`{fn_name}`] tool, as the model sends them.");
 
     let mut fields = Vec::new();

@@ -127,7 +127,11 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
         .filter(|p| matches!(p.kind, ParamKind::WholeStruct(_)))
         .collect();
     if !whole.is_empty() {
-        for param in tool.params.iter().filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_))) {
+        for param in tool
+            .params
+            .iter()
+            .filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_)))
+        {
             cx.error_spanned_by(
                 &param.pat,
                 "a tool that takes its arguments as a whole struct (`Args<T>`) cannot also take \
@@ -160,7 +164,10 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                 for (present, key) in [
                     (param.arg.rename.as_ref().map(|r| r.span), "rename"),
                     (param.arg.default.as_ref().map(|d| d.span), "default"),
-                    (param.arg.description.as_ref().map(|d| d.span), "description"),
+                    (
+                        param.arg.description.as_ref().map(|d| d.span),
+                        "description",
+                    ),
                 ] {
                     if let Some(span) = present {
                         cx.error_at(

@@ -192,9 +192,9 @@ impl ToolDefinitionBuilder {
 
     /// The definition. Without an input schema the tool takes no arguments.
     pub fn build(self) -> ToolDefinition {
-        let input_schema = self.input_schema.unwrap_or_else(|| {
-            schemars::json_schema!({ "type": "object", "properties": {} })
-        });
+        let input_schema = self
+            .input_schema
+            .unwrap_or_else(|| schemars::json_schema!({ "type": "object", "properties": {} }));
         ToolDefinition {
             name: self.name,
             title: self.title,

@@ -1,1 +1,99 @@
+//! Helpers for tooldef's workspace tests: walking a JSON Schema by keyword position.
+#![deny(missing_docs)]
 
+use serde_json::Value;
+
+// The README's example is compiled and run as a doctest, so it cannot drift from the API.
+#[doc = include_str!("../../README.md")]
+#[allow(dead_code)]
+struct ReadmeExample;
+
+/// One schema node met by [`walk`], with its JSON Pointer from the root.
+pub struct Node<'a> {
+    /// Where the node is, e.g. `/properties/guest/properties/email`.
+    pub pointer: String,
+    /// The node itself (an object or a boolean schema).
+    pub schema: &'a Value,
+}
+
+/// Keywords whose value is a map from names to schemas (names are data, not keywords).
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords whose value is one schema.
+const SCHEMA_SINGLE: &[&str] = &[
+    "additionalProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contentSchema",
+];
+/// Keywords whose value is an array of schemas.
+const SCHEMA_ARRAYS: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
+
+/// Every schema node under (and including) `root`, depth first, in document order.
+pub fn walk(root: &Value) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    walk_into(root, String::new(), &mut out);
+    out
+}
+
+fn walk_into<'a>(schema: &'a Value, pointer: String, out: &mut Vec<Node<'a>>) {
+    let Some(object) = schema.as_object() else {
+        out.push(Node { pointer, schema });
+        return;
+    };
+    out.push(Node {
+        pointer: pointer.clone(),
+        schema,
+    });
+    for (key, value) in object {
+        let here = format!("{pointer}/{}", escape(key));
+        if SCHEMA_MAPS.contains(&key.as_str()) {
+            for (name, sub) in value.as_object().into_iter().flatten() {
+                walk_into(sub, format!("{here}/{}", escape(name)), out);
+            }
+        } else if SCHEMA_ARRAYS.contains(&key.as_str()) && value.is_array() {
+            for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                walk_into(sub, format!("{here}/{i}"), out);
+            }
+        } else if SCHEMA_SINGLE.contains(&key.as_str()) && (value.is_object() || value.is_boolean())
+        {
+            walk_into(value, here, out);
+        }
+    }
+}
+
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Whether a node describes an object (by `type` or by having `properties`).
+pub fn is_object_node(schema: &Value) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+        || schema.get("properties").is_some()
+}
+
+/// The property names of an object node, in document order.
+pub fn property_names(schema: &Value) -> Vec<&str> {
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The JSON spelling of a default as it must appear in a description: `Default: 3.`
+pub fn default_sentence(value: &Value) -> String {
+    format!("Default: {value}.")
+}

@@ -1,1 +1,41 @@
 //! Schemas: canonical normalisation and the per-target transforms.
+//!
+//! A tool's input schema is generated once (schemars, draft 2020-12, declaration order kept),
+//! made canonical by [`canonicalize`], and rendered per target by [`render_for`]. Rendering is
+//! a pipeline of small `schemars::transform::Transform`s, one idea per file, composed per
+//! target in `pipeline.rs`; `docs/TARGET_RULES.md` has the table of which transform implements
+//! which rule, and the exact sentences they write into descriptions.
+//!
+//! Helpers: `walk` (every subschema location), `node` (order-preserving edits), `describe`
+//! (keywords as sentences), `merge` (two schemas as one), `root` (the root must be an object).
+
+mod canonical;
+mod describe;
+mod merge;
+mod node;
+mod pipeline;
+mod root;
+mod walk;
+
+mod all_of;
+mod const_enum;
+mod defaults;
+mod exclusive_bounds;
+mod formats;
+mod gemini;
+mod inline_refs;
+mod objects;
+mod one_of;
+mod strict;
+mod strict_check;
+mod titles;
+mod unit_enums;
+mod unsupported;
+
+#[cfg(test)]
+mod pipeline_tests;
+#[cfg(test)]
+mod test_util;
+
+pub use canonical::canonicalize;
+pub use pipeline::{TargetSchema, render_for, render_output_for};

@@ -51,7 +51,7 @@ pub struct McpToolAnnotations {
 impl McpToolAnnotations {
     /// The annotations for `hints`; `None` when no hint is given.
     pub fn from_hints(hints: &ToolAnnotations) -> Option<McpToolAnnotations> {
-        (!hints.is_empty()).then(|| McpToolAnnotations {
+        (!hints.is_empty()).then_some(McpToolAnnotations {
             title: None,
             read_only_hint: hints.read_only_hint,
             destructive_hint: hints.destructive_hint,

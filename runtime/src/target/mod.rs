@@ -128,7 +128,10 @@ pub enum TargetTool {
 }
 
 /// Renders `definition` for `target`; [`ToolDefinition::render`] caches the result.
-pub(crate) fn render(definition: &ToolDefinition, target: Target) -> Result<Rendering, SchemaError> {
+pub(crate) fn render(
+    definition: &ToolDefinition,
+    target: Target,
+) -> Result<Rendering, SchemaError> {
     let input = schema::render_for(definition.input_schema(), target, definition.strict())?;
     let mut notes = input.notes;
     let name = definition.name().to_owned();

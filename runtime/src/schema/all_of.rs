@@ -1,0 +1,190 @@
+//! `SimplifyAllOf`: merging `allOf` branches into the node that holds them.
+//!
+//! Draft-07-style foreign schemas wrap a `$ref` with siblings as `allOf: [{$ref}]`, and some
+//! generators compose objects with `allOf`. OpenAI strict mode and Gemini reject `allOf`; one
+//! node that says the same thing is accepted everywhere and reads better.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::describe::{all_of_sentence, append_sentences};
+use super::merge::{Conflict, merge_conjunction};
+use super::node::take;
+use super::walk::{Tracked, show_pointer, transform_subschemas_tracked};
+
+/// How many nested `allOf`s one node may unfold; a guard against pathological input.
+const MAX_ROUNDS: usize = 32;
+
+/// Merges every `allOf` into its node when its branches combine without conflict (see
+/// [`merge_conjunction`]: disjoint keywords, unions of `properties` and `required`, joined
+/// descriptions). An `allOf` that cannot be merged is kept with a note, or — with
+/// `describe_unmergeable` (Gemini, which has no `allOf`) — removed and described.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SimplifyAllOf {
+    /// Replace an unmergeable `allOf` by a sentence instead of keeping it.
+    pub describe_unmergeable: bool,
+    /// Where an `allOf` could not be merged.
+    pub notes: Vec<String>,
+    pointer: String,
+}
+
+impl SimplifyAllOf {
+    /// Keeps unmergeable `allOf`s (`describe_unmergeable: false`) or describes them (`true`).
+    pub(crate) fn new(describe_unmergeable: bool) -> Self {
+        SimplifyAllOf {
+            describe_unmergeable,
+            ..Self::default()
+        }
+    }
+
+    fn simplify(&mut self, node: &mut Map<String, Value>) {
+        for _ in 0..MAX_ROUNDS {
+            let Some(Value::Array(branches)) = node.get("allOf") else {
+                return;
+            };
+            let branches = branches.clone();
+            match merged(node, &branches) {
+                Ok(merged) => *node = merged,
+                Err(Conflict(keyword)) => {
+                    self.unmergeable(node, &keyword);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn unmergeable(&mut self, node: &mut Map<String, Value>, keyword: &str) {
+        let outcome = if self.describe_unmergeable {
+            if let Some(all_of) = take(node, "allOf") {
+                append_sentences(node, &[all_of_sentence(&all_of)]);
+            }
+            "it was moved into the description"
+        } else {
+            "it was kept"
+        };
+        self.notes.push(format!(
+            "{}: an `allOf` could not be merged into one schema (conflict on `{keyword}`); {outcome}",
+            show_pointer(&self.pointer)
+        ));
+    }
+}
+
+/// The node without its `allOf`, with every branch merged in.
+fn merged(node: &Map<String, Value>, branches: &[Value]) -> Result<Map<String, Value>, Conflict> {
+    let mut merged = node.clone();
+    take(&mut merged, "allOf");
+    for branch in branches {
+        merge_conjunction(&mut merged, branch)?;
+    }
+    Ok(merged)
+}
+
+impl Transform for SimplifyAllOf {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            self.simplify(node);
+        }
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Tracked for SimplifyAllOf {
+    fn pointer_mut(&mut self) -> &mut String {
+        &mut self.pointer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn single_branch_merges_into_parent() {
+        let t = check(
+            SimplifyAllOf::new(false),
+            json_schema!({"properties": {"p": {
+                "description": "Where.",
+                "allOf": [{"description": "A point.", "type": "object", "properties": {"x": {"type": "number"}}}],
+                "default": {"x": 0}
+            }}}),
+            json_schema!({"properties": {"p": {
+                "description": "Where. A point.",
+                "default": {"x": 0},
+                "type": "object",
+                "properties": {"x": {"type": "number"}}
+            }}}),
+        );
+        assert!(t.notes.is_empty());
+    }
+
+    #[test]
+    fn object_branches_union() {
+        check(
+            SimplifyAllOf::new(false),
+            json_schema!({"allOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]},
+                true
+            ]}),
+            json_schema!({
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+                "required": ["a", "b"]
+            }),
+        );
+    }
+
+    #[test]
+    fn nested_all_of_unfolds() {
+        check(
+            SimplifyAllOf::new(false),
+            json_schema!({"allOf": [{"allOf": [{"minimum": 1}]}, {"maximum": 3}]}),
+            json_schema!({"maximum": 3, "minimum": 1}),
+        );
+    }
+
+    #[test]
+    fn conflicts_are_kept_or_described() {
+        let input = json_schema!({"items": {"allOf": [{"minimum": 1}, {"minimum": 2}]}});
+        let t = check(SimplifyAllOf::new(false), input.clone(), input.clone());
+        assert_eq!(
+            t.notes,
+            [
+                "`/items`: an `allOf` could not be merged into one schema (conflict on `minimum`); it was kept"
+            ]
+        );
+        let t = check(
+            SimplifyAllOf::new(true),
+            input,
+            json_schema!({"items": {
+                "description": "Must match all of these schemas: `{\"minimum\":1}`; `{\"minimum\":2}`."
+            }}),
+        );
+        assert_eq!(
+            t.notes,
+            [
+                "`/items`: an `allOf` could not be merged into one schema (conflict on `minimum`); it was moved into the description"
+            ]
+        );
+    }
+
+    #[test]
+    fn odd_inputs() {
+        let odd = json_schema!({"allOf": {"a": 1}, "anyOf": [{"allOf": [false]}]});
+        let t = check(SimplifyAllOf::new(false), odd.clone(), odd);
+        assert_eq!(t.notes.len(), 1);
+        check(
+            SimplifyAllOf::new(false),
+            json_schema!(true),
+            json_schema!(true),
+        );
+        check(
+            SimplifyAllOf::new(false),
+            json_schema!({"dependentSchemas": {"a": {"allOf": [{"required": ["b"]}]}}}),
+            json_schema!({"dependentSchemas": {"a": {"required": ["b"]}}}),
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! `ConstToEnum`: `const: C` becomes `enum: [C]`.
+//!
+//! OpenAI strict mode and Gemini do not take `const`; a one-value `enum` says the same thing.
+//! This is schemars' `ReplaceConstValue`, but over every subschema location and keeping the
+//! keyword where it was.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::node::{rename, take};
+use super::walk::transform_subschemas_all;
+
+/// Rewrites every `const: C` as `enum: [C]` (in place). Next to an existing `enum` that
+/// contains `C`, the `enum` narrows to `[C]`; next to one that does not (a schema nothing
+/// satisfies), the node is left alone.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConstToEnum;
+
+impl Transform for ConstToEnum {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            const_to_enum(node);
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+fn const_to_enum(node: &mut Map<String, Value>) {
+    let Some(value) = node.get("const").cloned() else {
+        return;
+    };
+    match node.get_mut("enum") {
+        None => {
+            if rename(node, "const", "enum") {
+                node.insert("enum".into(), Value::Array(vec![value]));
+            }
+        }
+        Some(Value::Array(values)) if values.contains(&value) => {
+            *values = vec![value];
+            take(node, "const");
+        }
+        Some(_) => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn const_becomes_enum_in_place() {
+        check(
+            ConstToEnum,
+            json_schema!({"type": "string", "const": "Circle", "description": "Kind."}),
+            json_schema!({"type": "string", "enum": ["Circle"], "description": "Kind."}),
+        );
+    }
+
+    #[test]
+    fn everywhere_and_odd_values() {
+        check(
+            ConstToEnum,
+            json_schema!({
+                "anyOf": [{"const": null}, {"const": {"a": 1}}],
+                "dependentSchemas": {"x": {"const": 1}},
+                "unevaluatedProperties": {"const": true},
+                "enum": [{"const": "data, not a schema"}]
+            }),
+            json_schema!({
+                "anyOf": [{"enum": [null]}, {"enum": [{"a": 1}]}],
+                "dependentSchemas": {"x": {"enum": [1]}},
+                "unevaluatedProperties": {"enum": [true]},
+                "enum": [{"const": "data, not a schema"}]
+            }),
+        );
+        check(ConstToEnum, json_schema!(true), json_schema!(true));
+    }
+
+    #[test]
+    fn next_to_an_enum() {
+        check(
+            ConstToEnum,
+            json_schema!({"enum": ["a", "b"], "const": "a"}),
+            json_schema!({"enum": ["a"]}),
+        );
+        let impossible = json_schema!({"enum": ["a"], "const": "z"});
+        check(ConstToEnum, impossible.clone(), impossible);
+    }
+}

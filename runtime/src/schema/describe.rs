@@ -1,0 +1,781 @@
+//! Turning schema keywords into sentences a model reads, and adding them to descriptions.
+//!
+//! Wording matters: models follow "Must be between 1 and 14." far better than `(minimum=1)`.
+//! Every sentence ends with a period and starts with a capital, so sentences can be joined with
+//! a space. Values in running text: strings in backticks without quotes (`celsius`), other
+//! values as compact JSON; where the JSON type matters (defaults, examples) strings keep their
+//! quotes.
+
+use serde_json::{Map, Value};
+
+use super::node::type_names;
+
+/// `text` trimmed, with a period added unless it already ends a sentence.
+pub(crate) fn ensure_period(text: &str) -> String {
+    let text = text.trim();
+    if text.is_empty() || text.ends_with(['.', '!', '?', '…']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// Two descriptions as one: `first` then `second`, each kept whole; equal texts are kept once.
+pub(crate) fn join_texts(first: &str, second: &str) -> String {
+    let (first, second) = (first.trim(), second.trim());
+    if first.is_empty() || first == second {
+        second.to_owned()
+    } else if second.is_empty() {
+        first.to_owned()
+    } else {
+        format!("{} {second}", ensure_period(first))
+    }
+}
+
+/// The node's description as text (a non-string description, which is odd, as compact JSON).
+fn description_text(node: &Map<String, Value>) -> Option<String> {
+    node.get("description").map(|d| match d {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// Appends sentences to the node's description, creating it (as the first key) when missing.
+pub(crate) fn append_sentences(node: &mut Map<String, Value>, sentences: &[String]) {
+    if sentences.is_empty() {
+        return;
+    }
+    let added = sentences.join(" ");
+    match description_text(node) {
+        Some(existing) => {
+            node.insert("description".into(), join_texts(&existing, &added).into());
+        }
+        None => {
+            node.shift_insert(0, "description".into(), added.into());
+        }
+    }
+}
+
+/// Puts `text` in front of the node's description (creating it when missing).
+pub(crate) fn prepend_text(node: &mut Map<String, Value>, text: &str) {
+    match description_text(node) {
+        Some(existing) => {
+            node.insert("description".into(), join_texts(text, &existing).into());
+        }
+        None => {
+            node.shift_insert(0, "description".into(), text.trim().into());
+        }
+    }
+}
+
+/// A value in running text: strings in backticks without quotes, anything else as JSON.
+pub(crate) fn inline_value(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("`{s}`"),
+        other => other.to_string(),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+fn is_one(value: &Value) -> bool {
+    value.as_f64() == Some(1.0)
+}
+
+/// "Must be between 1 and 14." / "Must be at least 1." / "Must be at most 14."
+pub(crate) fn range_sentence(min: Option<&Value>, max: Option<&Value>) -> Option<String> {
+    Some(match (min, max) {
+        (Some(min), Some(max)) if min == max => format!("Must be exactly {min}."),
+        (Some(min), Some(max)) => format!("Must be between {min} and {max}."),
+        (Some(min), None) => format!("Must be at least {min}."),
+        (None, Some(max)) => format!("Must be at most {max}."),
+        (None, None) => return None,
+    })
+}
+
+/// "Must be greater than 0." / "Must be less than 100."
+pub(crate) fn exclusive_sentences(min: Option<&Value>, max: Option<&Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(min) = min {
+        out.push(format!("Must be greater than {min}."));
+    }
+    if let Some(max) = max {
+        out.push(format!("Must be less than {max}."));
+    }
+    out
+}
+
+/// "Must be a multiple of 5."
+pub(crate) fn multiple_of_sentence(step: &Value) -> String {
+    format!("Must be a multiple of {step}.")
+}
+
+/// "Must be between 1 and 100 characters long." and its one-sided and exact forms.
+pub(crate) fn length_sentence(min: Option<&Value>, max: Option<&Value>) -> Option<String> {
+    let unit = |n: &Value| if is_one(n) { "character" } else { "characters" };
+    Some(match (min, max) {
+        (Some(min), Some(max)) if min == max => {
+            format!("Must be exactly {min} {} long.", unit(min))
+        }
+        (Some(min), Some(max)) => format!("Must be between {min} and {max} characters long."),
+        (Some(min), None) => format!("Must be at least {min} {} long.", unit(min)),
+        (None, Some(max)) => format!("Must be at most {max} {} long.", unit(max)),
+        (None, None) => return None,
+    })
+}
+
+/// "Must have between 1 and 5 items." (or entries), with correct singular and plural.
+pub(crate) fn count_sentence(
+    min: Option<&Value>,
+    max: Option<&Value>,
+    singular: &str,
+    plural: &str,
+) -> Option<String> {
+    let unit = |n: &Value| if is_one(n) { singular } else { plural };
+    Some(match (min, max) {
+        (Some(min), Some(max)) if min == max => {
+            format!("Must have exactly {min} {}.", unit(min))
+        }
+        (Some(min), Some(max)) => format!("Must have between {min} and {max} {plural}."),
+        (Some(min), None) => format!("Must have at least {min} {}.", unit(min)),
+        (None, Some(max)) => format!("Must have at most {max} {}.", unit(max)),
+        (None, None) => return None,
+    })
+}
+
+/// "Must match the regular expression `^[a-z]+$`."
+pub(crate) fn pattern_sentence(pattern: &Value) -> String {
+    match pattern {
+        Value::String(p) => format!("Must match the regular expression `{p}`."),
+        other => format!("Must match the regular expression {other}."),
+    }
+}
+
+/// A `format` in words: "Must be an email address.", or "Format: <f>." for formats without a
+/// sentence of their own.
+pub(crate) fn format_sentence(format: &str) -> String {
+    let words = match format {
+        "email" => "Must be an email address.",
+        "uri" => "Must be a URI.",
+        "uri-reference" => "Must be a URI reference.",
+        "uuid" => "Must be a UUID.",
+        "date" => "Must be a date (YYYY-MM-DD).",
+        "date-time" => "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z).",
+        "time" => "Must be a time (HH:MM:SS).",
+        "duration" => "Must be a duration (ISO 8601, e.g. P3D).",
+        "ipv4" => "Must be an IPv4 address.",
+        "ipv6" => "Must be an IPv6 address.",
+        "hostname" => "Must be a hostname.",
+        other => return format!("Format: {other}."),
+    };
+    words.to_owned()
+}
+
+/// "Items must be unique."
+pub(crate) const UNIQUE_ITEMS: &str = "Items must be unique.";
+
+/// "Must be `x`." (a `const`).
+pub(crate) fn const_sentence(value: &Value) -> String {
+    format!("Must be {}.", inline_value(value))
+}
+
+/// "Must be one of: 1, 2, 3." (an `enum` a target cannot carry); one value reads as a `const`.
+pub(crate) fn enum_sentence(values: &[Value]) -> String {
+    match values {
+        [one] => const_sentence(one),
+        _ => {
+            let listed: Vec<String> = values.iter().map(inline_value).collect();
+            format!("Must be one of: {}.", listed.join(", "))
+        }
+    }
+}
+
+/// "Default: 3." — strings keep their quotes so `"3"` and `3` stay distinguishable.
+pub(crate) fn default_sentence(value: &Value) -> String {
+    format!("Default: {value}.")
+}
+
+/// "Example: \"Paris\"." / "Examples: 1, 2."
+pub(crate) fn examples_sentence(examples: &Value) -> Option<String> {
+    match examples {
+        Value::Array(list) if list.is_empty() => None,
+        Value::Array(list) if list.len() == 1 => Some(format!("Example: {}.", list[0])),
+        Value::Array(list) => {
+            let shown: Vec<String> = list.iter().map(Value::to_string).collect();
+            Some(format!("Examples: {}.", shown.join(", ")))
+        }
+        other => Some(format!("Example: {other}.")),
+    }
+}
+
+/// The fallback for a keyword without a sentence of its own: "(<keyword>: <compact JSON>)".
+pub(crate) fn generic_sentence(keyword: &str, value: &Value) -> String {
+    format!("({keyword}: {value})")
+}
+
+/// A type name with its article: "a string", "an integer", "null".
+fn a_type(ty: &str) -> String {
+    match ty {
+        "null" => "null".to_owned(),
+        "integer" | "object" | "array" => format!("an {ty}"),
+        other => format!("a {other}"),
+    }
+}
+
+/// A type name in the plural: "strings", "integers".
+fn plural_type(ty: &str) -> String {
+    match ty {
+        "null" => "nulls".to_owned(),
+        other => format!("{other}s"),
+    }
+}
+
+/// Keywords that say nothing about which values are accepted.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// A short noun phrase for what a schema accepts: "a string", "an array of integers",
+/// "a string or null", "one of `a`, `b`", "any value"; compact JSON when nothing shorter fits.
+pub(crate) fn short(schema: &Value) -> String {
+    let node = match schema {
+        Value::Bool(true) => return "any value".to_owned(),
+        Value::Bool(false) => return "nothing".to_owned(),
+        Value::Object(node) => node,
+        other => return format!("`{other}`"),
+    };
+    if node.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
+        return "any value".to_owned();
+    }
+    if let Some(value) = node.get("const") {
+        return format!("exactly {}", inline_value(value));
+    }
+    if let Some(Value::Array(values)) = node.get("enum") {
+        let listed: Vec<String> = values.iter().map(inline_value).collect();
+        return format!("one of {}", listed.join(", "));
+    }
+    let types = type_names(node);
+    if !types.is_empty() {
+        let parts: Vec<String> = types.iter().map(|t| typed_short(t, node)).collect();
+        return parts.join(" or ");
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = node.get(key) {
+            let parts: Vec<String> = branches.iter().map(short).collect();
+            return parts.join(" or ");
+        }
+    }
+    if let Some(Value::String(reference)) = node.get("$ref") {
+        let name = reference.rsplit('/').next().unwrap_or(reference);
+        return format!("a `{name}`");
+    }
+    format!("a value matching `{schema}`")
+}
+
+/// [`short`] for one type of a node.
+fn typed_short(ty: &str, node: &Map<String, Value>) -> String {
+    match ty {
+        "array" => match node.get("items").and_then(Value::as_object).map(type_names) {
+            Some(item_types) if item_types.len() == 1 => {
+                format!("an array of {}", plural_type(item_types[0]))
+            }
+            _ => "an array".to_owned(),
+        },
+        "string" => match node.get("pattern") {
+            Some(Value::String(p)) => format!("a string matching `{p}`"),
+            _ => "a string".to_owned(),
+        },
+        other => a_type(other),
+    }
+}
+
+/// A map's value schema in words: "An object mapping any key to a string." — or, when the
+/// object also declares properties, "Other keys are allowed, each mapping to a string.".
+/// `additionalProperties: false` needs no sentence.
+pub(crate) fn map_sentence(values: &Value, has_properties: bool) -> Option<String> {
+    if values == &Value::Bool(false) {
+        return None;
+    }
+    let target = short(values);
+    Some(if has_properties {
+        if target == "any value" {
+            "Other keys are allowed, with any value.".to_owned()
+        } else {
+            format!("Other keys are allowed, each mapping to {target}.")
+        }
+    } else {
+        format!("An object mapping any key to {target}.")
+    })
+}
+
+/// "Keys matching `^x-` map to a string." for each entry of `patternProperties`.
+pub(crate) fn pattern_properties_sentences(patterns: &Value) -> Vec<String> {
+    match patterns {
+        Value::Object(entries) => entries
+            .iter()
+            .map(|(p, s)| format!("Keys matching `{p}` map to {}.", short(s)))
+            .collect(),
+        other => vec![generic_sentence("patternProperties", other)],
+    }
+}
+
+/// "Keys must match the regular expression `^[a-z]+$`." or "Each key must be <short>."
+pub(crate) fn property_names_sentence(names: &Value) -> String {
+    if let Value::Object(node) = names {
+        let only_pattern = node
+            .keys()
+            .all(|k| k == "pattern" || (k == "type" && node.get("type") == Some(&"string".into())));
+        if let (true, Some(Value::String(p))) = (only_pattern, node.get("pattern")) {
+            return format!("Keys must match the regular expression `{p}`.");
+        }
+    }
+    format!("Each key must be {}.", short(names))
+}
+
+/// `unevaluatedProperties` / `unevaluatedItems` in words.
+pub(crate) fn unevaluated_sentence(
+    keyword: &str,
+    value: &Value,
+    has_properties: bool,
+) -> Option<String> {
+    match (keyword, value) {
+        (_, Value::Bool(true)) => None,
+        ("unevaluatedProperties", Value::Bool(false)) => Some("No other keys are allowed.".into()),
+        ("unevaluatedProperties", other) => map_sentence(other, has_properties),
+        (_, Value::Bool(false)) => Some("No other items are allowed.".into()),
+        (_, other) => Some(format!("Any other items must be {}.", short(other))),
+    }
+}
+
+/// "Must contain at least one item that is a string." (`contains` with `minContains`,
+/// `maxContains`).
+pub(crate) fn contains_sentence(
+    contains: &Value,
+    min: Option<&Value>,
+    max: Option<&Value>,
+) -> String {
+    let what = short(contains);
+    let min_text = match min {
+        Some(n) if is_one(n) => "at least one item".to_owned(),
+        Some(n) => format!("at least {n} items"),
+        None => "at least one item".to_owned(),
+    };
+    let verb = if min.is_some_and(|n| !is_one(n)) {
+        "are"
+    } else {
+        "is"
+    };
+    match max {
+        Some(m) => format!("Must contain {min_text} (and at most {m}) that {verb} {what}."),
+        None => format!("Must contain {min_text} that {verb} {what}."),
+    }
+}
+
+/// "If `a` is present, `b` and `c` must be present too." for each entry.
+pub(crate) fn dependent_required_sentences(deps: &Value) -> Vec<String> {
+    let Value::Object(entries) = deps else {
+        return vec![generic_sentence("dependentRequired", deps)];
+    };
+    entries
+        .iter()
+        .map(|(name, needed)| match needed {
+            Value::Array(names) => {
+                let listed: Vec<String> = names.iter().map(inline_value).collect();
+                format!(
+                    "If `{name}` is present, {} must be present too.",
+                    and_list(&listed)
+                )
+            }
+            other => format!("If `{name}` is present, the object must also match `{other}`."),
+        })
+        .collect()
+}
+
+/// "If `a` is present, the object must also match `<schema>`." for each entry.
+pub(crate) fn dependent_schemas_sentences(deps: &Value) -> Vec<String> {
+    let Value::Object(entries) = deps else {
+        return vec![generic_sentence("dependentSchemas", deps)];
+    };
+    entries
+        .iter()
+        .map(|(name, schema)| {
+            format!("If `{name}` is present, the object must also match `{schema}`.")
+        })
+        .collect()
+}
+
+/// "Must not be <short>."
+pub(crate) fn not_sentence(schema: &Value) -> String {
+    format!("Must not be {}.", short(schema))
+}
+
+/// `if`/`then`/`else` in words; `None` when there is nothing conditional to say.
+pub(crate) fn conditional_sentence(
+    condition: Option<&Value>,
+    then: Option<&Value>,
+    otherwise: Option<&Value>,
+) -> Option<String> {
+    let condition = short(condition?);
+    match (then, otherwise) {
+        (Some(t), Some(e)) => Some(format!(
+            "If the value is {condition}, it must be {}; otherwise it must be {}.",
+            short(t),
+            short(e)
+        )),
+        (Some(t), None) => Some(format!(
+            "If the value is {condition}, it must be {}.",
+            short(t)
+        )),
+        (None, Some(e)) => Some(format!(
+            "If the value is not {condition}, it must be {}.",
+            short(e)
+        )),
+        (None, None) => None,
+    }
+}
+
+/// "Must match all of these schemas: `{…}`; `{…}`." (an `allOf` that could not be merged).
+pub(crate) fn all_of_sentence(branches: &Value) -> String {
+    match branches {
+        Value::Array(list) => {
+            let shown: Vec<String> = list.iter().map(|b| format!("`{b}`")).collect();
+            format!("Must match all of these schemas: {}.", shown.join("; "))
+        }
+        other => generic_sentence("allOf", other),
+    }
+}
+
+/// "One of: `celsius`: Degrees Celsius; `fahrenheit`: Degrees Fahrenheit." — every value, with
+/// its documentation where it has one (trailing period and line breaks removed).
+pub(crate) fn variants_sentence(variants: &[(Value, Option<String>)]) -> String {
+    let listed: Vec<String> = variants
+        .iter()
+        .map(|(value, doc)| {
+            let shown = inline_value(value);
+            match doc.as_deref().map(flatten_doc) {
+                Some(doc) if !doc.is_empty() => format!("{shown}: {doc}"),
+                _ => shown,
+            }
+        })
+        .collect();
+    format!("One of: {}.", listed.join("; "))
+}
+
+/// A doc on one line, without its final period (it goes inside a list).
+fn flatten_doc(doc: &str) -> String {
+    let one_line = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line.strip_suffix('.').unwrap_or(&one_line).to_owned()
+}
+
+/// A tuple (`prefixItems`) in words: "A list of exactly 2 items: first a string, then an
+/// integer." When more items may follow: "A list starting with a string, then an integer; any
+/// further items are <short>."
+pub(crate) fn tuple_sentence(items: &[Value], exact: bool, rest: Option<&Value>) -> String {
+    let sequence = items.iter().map(short).collect::<Vec<_>>().join(", then ");
+    if !exact {
+        let rest = rest.map(short).unwrap_or_else(|| "any value".to_owned());
+        return format!("A list starting with {sequence}; any further items are {rest}.");
+    }
+    match items.len() {
+        0 => "Must be an empty list.".to_owned(),
+        1 => format!("A list of exactly 1 item: {sequence}."),
+        n => format!("A list of exactly {n} items: first {sequence}."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn periods_and_joins() {
+        assert_eq!(ensure_period(" Text "), "Text.");
+        assert_eq!(ensure_period("Done!"), "Done!");
+        assert_eq!(ensure_period(""), "");
+        assert_eq!(join_texts("where", "A point."), "where. A point.");
+        assert_eq!(join_texts("Same.", "Same."), "Same.");
+        assert_eq!(join_texts("", "B."), "B.");
+        assert_eq!(join_texts("A.", " "), "A.");
+    }
+
+    #[test]
+    fn append_creates_or_extends() {
+        let mut node = map(json!({"type": "integer"}));
+        append_sentences(
+            &mut node,
+            &["Must be at least 1.".into(), "Default: 3.".into()],
+        );
+        assert_eq!(
+            Value::Object(node.clone()).to_string(),
+            r#"{"description":"Must be at least 1. Default: 3.","type":"integer"}"#
+        );
+        let mut node = map(json!({"type": "integer", "description": "Days "}));
+        append_sentences(&mut node, &["Default: 3.".into()]);
+        assert_eq!(node["description"], "Days. Default: 3.");
+        append_sentences(&mut node, &[]);
+        assert_eq!(node["description"], "Days. Default: 3.");
+        let mut odd = map(json!({"description": 7}));
+        append_sentences(&mut odd, &["X.".into()]);
+        assert_eq!(odd["description"], "7. X.");
+    }
+
+    #[test]
+    fn numeric_sentences() {
+        let (one, fourteen) = (json!(1), json!(14));
+        assert_eq!(
+            range_sentence(Some(&one), Some(&fourteen)).unwrap(),
+            "Must be between 1 and 14."
+        );
+        assert_eq!(
+            range_sentence(Some(&one), None).unwrap(),
+            "Must be at least 1."
+        );
+        assert_eq!(
+            range_sentence(None, Some(&fourteen)).unwrap(),
+            "Must be at most 14."
+        );
+        assert_eq!(range_sentence(None, None), None);
+        assert_eq!(
+            exclusive_sentences(Some(&json!(0)), Some(&json!(100))),
+            ["Must be greater than 0.", "Must be less than 100."]
+        );
+        assert_eq!(multiple_of_sentence(&json!(5)), "Must be a multiple of 5.");
+    }
+
+    #[test]
+    fn length_and_count_sentences() {
+        let n = |v: i64| json!(v);
+        assert_eq!(
+            length_sentence(Some(&n(1)), Some(&n(100))).unwrap(),
+            "Must be between 1 and 100 characters long."
+        );
+        assert_eq!(
+            length_sentence(Some(&n(3)), None).unwrap(),
+            "Must be at least 3 characters long."
+        );
+        assert_eq!(
+            length_sentence(Some(&n(1)), None).unwrap(),
+            "Must be at least 1 character long."
+        );
+        assert_eq!(
+            length_sentence(None, Some(&n(100))).unwrap(),
+            "Must be at most 100 characters long."
+        );
+        assert_eq!(
+            length_sentence(Some(&n(4)), Some(&n(4))).unwrap(),
+            "Must be exactly 4 characters long."
+        );
+        assert_eq!(
+            count_sentence(Some(&n(1)), Some(&n(5)), "item", "items").unwrap(),
+            "Must have between 1 and 5 items."
+        );
+        assert_eq!(
+            count_sentence(Some(&n(1)), None, "item", "items").unwrap(),
+            "Must have at least 1 item."
+        );
+        assert_eq!(
+            count_sentence(Some(&n(2)), None, "item", "items").unwrap(),
+            "Must have at least 2 items."
+        );
+        assert_eq!(
+            count_sentence(None, Some(&n(1)), "entry", "entries").unwrap(),
+            "Must have at most 1 entry."
+        );
+        assert_eq!(
+            count_sentence(Some(&n(2)), Some(&n(2)), "entry", "entries").unwrap(),
+            "Must have exactly 2 entries."
+        );
+    }
+
+    #[test]
+    fn string_sentences() {
+        assert_eq!(
+            pattern_sentence(&json!("^[a-z]+$")),
+            "Must match the regular expression `^[a-z]+$`."
+        );
+        assert_eq!(format_sentence("email"), "Must be an email address.");
+        assert_eq!(
+            format_sentence("date-time"),
+            "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)."
+        );
+        assert_eq!(format_sentence("uri"), "Must be a URI.");
+        assert_eq!(format_sentence("x-custom"), "Format: x-custom.");
+    }
+
+    #[test]
+    fn value_sentences() {
+        assert_eq!(const_sentence(&json!("x")), "Must be `x`.");
+        assert_eq!(const_sentence(&json!(1)), "Must be 1.");
+        assert_eq!(
+            enum_sentence(&[json!(1), json!(2), json!(3)]),
+            "Must be one of: 1, 2, 3."
+        );
+        assert_eq!(default_sentence(&json!("auto")), r#"Default: "auto"."#);
+        assert_eq!(default_sentence(&json!(3)), "Default: 3.");
+        assert_eq!(
+            default_sentence(&json!({"a": [1]})),
+            r#"Default: {"a":[1]}."#
+        );
+        assert_eq!(
+            examples_sentence(&json!(["Paris"])).unwrap(),
+            r#"Example: "Paris"."#
+        );
+        assert_eq!(
+            examples_sentence(&json!([1, 2])).unwrap(),
+            "Examples: 1, 2."
+        );
+        assert_eq!(examples_sentence(&json!([])), None);
+        assert_eq!(
+            generic_sentence("x-foo", &json!({"a": 1})),
+            r#"(x-foo: {"a":1})"#
+        );
+    }
+
+    #[test]
+    fn short_phrases() {
+        assert_eq!(short(&json!({"type": "string"})), "a string");
+        assert_eq!(short(&json!({"type": "integer"})), "an integer");
+        assert_eq!(
+            short(&json!({"type": ["string", "null"]})),
+            "a string or null"
+        );
+        assert_eq!(
+            short(&json!({"type": "array", "items": {"type": "integer"}})),
+            "an array of integers"
+        );
+        assert_eq!(short(&json!({"enum": ["a", 1]})), "one of `a`, 1");
+        assert_eq!(
+            short(&json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
+            "a string or null"
+        );
+        assert_eq!(short(&json!(true)), "any value");
+        assert_eq!(short(&json!({"description": "x"})), "any value");
+        assert_eq!(short(&json!(false)), "nothing");
+        assert_eq!(short(&json!({"$ref": "#/$defs/Point"})), "a `Point`");
+        assert_eq!(
+            short(&json!({"minimum": 1})),
+            r#"a value matching `{"minimum":1}`"#
+        );
+        assert_eq!(short(&json!(3)), "`3`");
+    }
+
+    #[test]
+    fn map_sentences() {
+        assert_eq!(
+            map_sentence(&json!({"type": "string"}), false).unwrap(),
+            "An object mapping any key to a string."
+        );
+        assert_eq!(
+            map_sentence(&json!({"type": "integer"}), true).unwrap(),
+            "Other keys are allowed, each mapping to an integer."
+        );
+        assert_eq!(
+            map_sentence(&json!(true), false).unwrap(),
+            "An object mapping any key to any value."
+        );
+        assert_eq!(map_sentence(&json!(false), false), None);
+        assert_eq!(
+            pattern_properties_sentences(&json!({"^x-": {"type": "string"}})),
+            ["Keys matching `^x-` map to a string."]
+        );
+        assert_eq!(
+            property_names_sentence(&json!({"pattern": "^[a-z]+$"})),
+            "Keys must match the regular expression `^[a-z]+$`."
+        );
+        assert_eq!(
+            property_names_sentence(&json!({"maxLength": 3})),
+            r#"Each key must be a value matching `{"maxLength":3}`."#
+        );
+    }
+
+    #[test]
+    fn structural_sentences() {
+        assert_eq!(
+            contains_sentence(&json!({"type": "string"}), None, None),
+            "Must contain at least one item that is a string."
+        );
+        assert_eq!(
+            contains_sentence(&json!({"type": "string"}), Some(&json!(2)), Some(&json!(3))),
+            "Must contain at least 2 items (and at most 3) that are a string."
+        );
+        assert_eq!(
+            dependent_required_sentences(&json!({"a": ["b", "c"]})),
+            ["If `a` is present, `b` and `c` must be present too."]
+        );
+        assert_eq!(
+            dependent_schemas_sentences(&json!({"a": {"required": ["b"]}})),
+            [r#"If `a` is present, the object must also match `{"required":["b"]}`."#]
+        );
+        assert_eq!(not_sentence(&json!({"type": "null"})), "Must not be null.");
+        assert_eq!(
+            conditional_sentence(
+                Some(&json!({"type": "string"})),
+                Some(&json!({"minLength": 1})),
+                None
+            )
+            .unwrap(),
+            r#"If the value is a string, it must be a value matching `{"minLength":1}`."#
+        );
+        assert_eq!(conditional_sentence(None, Some(&json!({})), None), None);
+        assert_eq!(
+            unevaluated_sentence("unevaluatedProperties", &json!(false), true).unwrap(),
+            "No other keys are allowed."
+        );
+        assert_eq!(
+            unevaluated_sentence("unevaluatedItems", &json!(true), false),
+            None
+        );
+    }
+
+    #[test]
+    fn variants_and_tuples() {
+        let variants = vec![
+            (json!("celsius"), Some("Degrees Celsius.".to_owned())),
+            (
+                json!("fahrenheit"),
+                Some("Degrees\n Fahrenheit.".to_owned()),
+            ),
+            (json!("kelvin"), None),
+        ];
+        assert_eq!(
+            variants_sentence(&variants),
+            "One of: `celsius`: Degrees Celsius; `fahrenheit`: Degrees Fahrenheit; `kelvin`."
+        );
+        let items = [json!({"type": "string"}), json!({"type": "integer"})];
+        assert_eq!(
+            tuple_sentence(&items, true, None),
+            "A list of exactly 2 items: first a string, then an integer."
+        );
+        assert_eq!(
+            tuple_sentence(&items[..1], true, None),
+            "A list of exactly 1 item: a string."
+        );
+        assert_eq!(tuple_sentence(&[], true, None), "Must be an empty list.");
+        assert_eq!(
+            tuple_sentence(&items, false, Some(&json!({"type": "boolean"}))),
+            "A list starting with a string, then an integer; any further items are a boolean."
+        );
+    }
+}

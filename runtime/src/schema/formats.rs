@@ -1,0 +1,198 @@
+//! `DropIntegerFormats` and `GeminiNumberFormats`: schemars' numeric `format`s.
+//!
+//! schemars writes `format: "uint32"`, `"int64"`, `"double"`… on numbers. They are not JSON
+//! Schema formats: OpenAI rejects or ignores them, and Gemini only knows `int32`/`int64` and
+//! `float`/`double`. What a format implies for the model — the range of a 32-bit or smaller
+//! integer, or that an unsigned one is never negative — is kept as `minimum`/`maximum`.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::node::{has_type, take};
+use super::walk::transform_subschemas_all;
+
+/// Drops schemars' integer formats (`int8`…`uint128`, `int`, `uint`) from integer nodes, adding
+/// the bounds a format of 32 bits or fewer implies (and `minimum: 0` for unsigned ones) unless
+/// tighter ones are present; drops `float`/`double` from number nodes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DropIntegerFormats;
+
+impl Transform for DropIntegerFormats {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            drop_numeric_format(node, &[]);
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+/// Gemini's numeric formats: keeps `int32`/`int64` on integers and `float`/`double` on numbers
+/// (exactly what Gemini's OpenAPI subset has); every other schemars integer format is dropped
+/// as [`DropIntegerFormats`] does.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct GeminiNumberFormats;
+
+impl Transform for GeminiNumberFormats {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            drop_numeric_format(node, &["int32", "int64", "float", "double"]);
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+/// The bounds an integer format implies: `None` when it is not one of schemars' formats.
+fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+    Some(match format {
+        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
+        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
+        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
+        "uint8" => (Some(0), Some(u8::MAX.into())),
+        "uint16" => (Some(0), Some(u16::MAX.into())),
+        "uint32" => (Some(0), Some(u32::MAX.into())),
+        // Beyond 32 bits the bounds are noise to a model (and past 2^53 not exact in JSON).
+        "uint64" | "uint128" | "uint" => (Some(0), None),
+        "int64" | "int128" | "int" => (None, None),
+        _ => return None,
+    })
+}
+
+fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) {
+    let Some(Value::String(format)) = node.get("format") else {
+        return;
+    };
+    let format = format.clone();
+    if keep.contains(&format.as_str()) {
+        return;
+    }
+    if has_type(node, "number") && matches!(format.as_str(), "float" | "double") {
+        take(node, "format");
+        return;
+    }
+    if !has_type(node, "integer") {
+        return;
+    }
+    let Some((min, max)) = implied_bounds(&format) else {
+        return;
+    };
+    let Some(mut at) = node.keys().position(|k| k == "format") else {
+        return;
+    };
+    take(node, "format");
+    if let Some(min) = min {
+        let tighter = [("minimum", 0), ("exclusiveMinimum", -1)]
+            .iter()
+            .any(|(k, slack)| number(node, k).is_some_and(|v| v >= min as f64 + f64::from(*slack)));
+        if !tighter {
+            at = put(node, "minimum", min, at);
+        }
+    }
+    if let Some(max) = max {
+        let tighter = [("maximum", 0), ("exclusiveMaximum", 1)]
+            .iter()
+            .any(|(k, slack)| number(node, k).is_some_and(|v| v <= max as f64 + f64::from(*slack)));
+        if !tighter {
+            put(node, "maximum", max, at);
+        }
+    }
+}
+
+fn number(node: &Map<String, Value>, key: &str) -> Option<f64> {
+    node.get(key).and_then(Value::as_f64)
+}
+
+/// Sets `key` in place when present, else inserts it at `at`; returns where the next new key
+/// goes.
+fn put(node: &mut Map<String, Value>, key: &str, value: i64, at: usize) -> usize {
+    if node.contains_key(key) {
+        node.insert(key.to_owned(), value.into());
+        at
+    } else {
+        node.shift_insert(at.min(node.len()), key.to_owned(), value.into());
+        at + 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn small_formats_become_bounds() {
+        check(
+            DropIntegerFormats,
+            json_schema!({"properties": {
+                "a": {"type": "integer", "format": "int8", "description": "x"},
+                "b": {"type": "integer", "format": "uint32", "minimum": 0},
+                "c": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 14},
+                "d": {"type": "integer", "format": "uint16", "maximum": 1e10},
+                "e": {"type": "integer", "format": "int32", "exclusiveMaximum": 10}
+            }}),
+            json_schema!({"properties": {
+                "a": {"type": "integer", "minimum": -128, "maximum": 127, "description": "x"},
+                "b": {"type": "integer", "maximum": 4294967295_u32, "minimum": 0},
+                "c": {"type": "integer", "minimum": 1, "maximum": 14},
+                "d": {"type": "integer", "minimum": 0, "maximum": 65535},
+                "e": {"type": "integer", "minimum": -2147483648, "exclusiveMaximum": 10}
+            }}),
+        );
+    }
+
+    #[test]
+    fn wide_formats_are_dropped() {
+        check(
+            DropIntegerFormats,
+            json_schema!({"anyOf": [
+                {"type": ["integer", "null"], "format": "uint64", "minimum": 0},
+                {"type": "integer", "format": "uint"},
+                {"type": "integer", "format": "int64"},
+                {"type": "number", "format": "double"},
+                {"type": "number", "format": "float"}
+            ]}),
+            json_schema!({"anyOf": [
+                {"type": ["integer", "null"], "minimum": 0},
+                {"type": "integer", "minimum": 0},
+                {"type": "integer"},
+                {"type": "number"},
+                {"type": "number"}
+            ]}),
+        );
+    }
+
+    #[test]
+    fn other_formats_and_odd_inputs_are_left_alone() {
+        let other = json_schema!({
+            "items": [{"type": "string", "format": "int64"}, {"type": "integer", "format": "int24"},
+                      {"format": "uint8"}, {"type": "integer", "format": 8}],
+            "dependentSchemas": {"x": true}
+        });
+        check(DropIntegerFormats, other.clone(), other);
+        check(DropIntegerFormats, json_schema!(false), json_schema!(false));
+    }
+
+    #[test]
+    fn gemini_keeps_exact_formats() {
+        check(
+            GeminiNumberFormats,
+            json_schema!({"properties": {
+                "a": {"type": "integer", "format": "int32"},
+                "b": {"type": "integer", "format": "int64"},
+                "c": {"type": "number", "format": "double"},
+                "d": {"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255},
+                "e": {"type": "integer", "format": "uint64", "minimum": 0},
+                "f": {"type": "integer", "format": "int16"}
+            }}),
+            json_schema!({"properties": {
+                "a": {"type": "integer", "format": "int32"},
+                "b": {"type": "integer", "format": "int64"},
+                "c": {"type": "number", "format": "double"},
+                "d": {"type": "integer", "minimum": 0, "maximum": 255},
+                "e": {"type": "integer", "minimum": 0},
+                "f": {"type": "integer", "minimum": -32768, "maximum": 32767}
+            }}),
+        );
+    }
+}

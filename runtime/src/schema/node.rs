@@ -1,0 +1,198 @@
+//! Reading and editing one schema node without disturbing its key order.
+//!
+//! `serde_json::Map::remove` is a *swap* remove under `preserve_order`: it moves the last key into
+//! the hole. Declaration order is part of what a model reads, so every removal in this module
+//! tree goes through [`take`], and renames keep the key where it was.
+
+use serde_json::{Map, Value};
+
+/// Removes `key`, keeping the order of the other keys.
+pub(crate) fn take(node: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    node.shift_remove(key)
+}
+
+/// Renames `from` to `to` in place (same position). Does nothing and returns `false` when `from`
+/// is missing or `to` already exists.
+pub(crate) fn rename(node: &mut Map<String, Value>, from: &str, to: &str) -> bool {
+    if node.contains_key(to) {
+        return false;
+    }
+    let Some(index) = node.keys().position(|k| k == from) else {
+        return false;
+    };
+    let Some(value) = node.shift_remove(from) else {
+        return false;
+    };
+    node.shift_insert(index, to.to_owned(), value);
+    true
+}
+
+/// Inserts `key` right after `after` (or at the end when `after` is missing); an existing `key`
+/// is moved there.
+pub(crate) fn insert_after(node: &mut Map<String, Value>, after: &str, key: &str, value: Value) {
+    node.shift_remove(key);
+    match node.keys().position(|k| k == after) {
+        Some(index) => {
+            node.shift_insert(index + 1, key.to_owned(), value);
+        }
+        None => {
+            node.insert(key.to_owned(), value);
+        }
+    }
+}
+
+/// The type names of a node's `type` keyword: one for a string, the string members of an array,
+/// none when it is missing or odd.
+pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
+    match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the node's `type` names `ty` (alone or in an array).
+pub(crate) fn has_type(node: &Map<String, Value>, ty: &str) -> bool {
+    type_names(node).contains(&ty)
+}
+
+/// Whether the node describes objects: its `type` names `object`, or it declares `properties`.
+pub(crate) fn is_object_node(node: &Map<String, Value>) -> bool {
+    has_type(node, "object") || node.get("properties").is_some_and(Value::is_object)
+}
+
+/// The JSON Schema type name of a JSON value (`integer` for whole numbers).
+pub(crate) fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The names of a node's `properties`, in declaration order.
+pub(crate) fn property_names(node: &Map<String, Value>) -> Vec<String> {
+    node.get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// The string members of a node's `required`.
+pub(crate) fn required_names(node: &Map<String, Value>) -> Vec<String> {
+    node.get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a schema value accepts JSON `null` in an obvious way: `true`, `{}` (no constraint),
+/// a `type` naming `null`, an `enum` containing `null`, `const: null`, or an `anyOf`/`oneOf`
+/// with such a branch. Conservative: `false` when unsure.
+pub(crate) fn accepts_null(value: &Value) -> bool {
+    let node = match value {
+        Value::Bool(b) => return *b,
+        Value::Object(node) => node,
+        _ => return false,
+    };
+    if has_type(node, "null")
+        || node.get("const") == Some(&Value::Null)
+        || node
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.contains(&Value::Null))
+    {
+        return true;
+    }
+    let branch_accepts = |key: &str| {
+        node.get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|bs| bs.iter().any(accepts_null))
+    };
+    if branch_accepts("anyOf") || branch_accepts("oneOf") {
+        return true;
+    }
+    !CONSTRAINING.iter().any(|k| node.contains_key(*k))
+}
+
+/// Keywords that restrict which JSON types a value may have; a node with none of them accepts
+/// values of every type.
+pub(crate) const CONSTRAINING: &[&str] = &[
+    "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref", "not", "if",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn map(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn take_keeps_order() {
+        let mut m = map(json!({"a": 1, "b": 2, "c": 3}));
+        take(&mut m, "a");
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "c"]);
+    }
+
+    #[test]
+    fn rename_keeps_position_and_refuses_clobbering() {
+        let mut m = map(json!({"a": 1, "const": 2, "c": 3}));
+        assert!(rename(&mut m, "const", "enum"));
+        assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "enum", "c"]);
+        assert!(!rename(&mut m, "a", "c"));
+        assert!(!rename(&mut m, "missing", "x"));
+    }
+
+    #[test]
+    fn insert_after_places_key() {
+        let mut m = map(json!({"properties": {}, "required": []}));
+        insert_after(&mut m, "properties", "additionalProperties", json!(false));
+        assert_eq!(
+            m.keys().collect::<Vec<_>>(),
+            ["properties", "additionalProperties", "required"]
+        );
+        insert_after(&mut m, "missing", "x", json!(1));
+        assert_eq!(m.keys().next_back().map(String::as_str), Some("x"));
+    }
+
+    #[test]
+    fn type_names_handles_odd_shapes() {
+        assert_eq!(type_names(&map(json!({"type": "string"}))), ["string"]);
+        assert_eq!(
+            type_names(&map(json!({"type": ["string", 3, "null"]}))),
+            ["string", "null"]
+        );
+        assert!(type_names(&map(json!({"type": 3}))).is_empty());
+    }
+
+    #[test]
+    fn accepts_null_cases() {
+        assert!(accepts_null(&json!(true)));
+        assert!(!accepts_null(&json!(false)));
+        assert!(accepts_null(&json!({})));
+        assert!(accepts_null(&json!({"description": "x"})));
+        assert!(accepts_null(&json!({"type": ["integer", "null"]})));
+        assert!(accepts_null(
+            &json!({"anyOf": [{"type": "string"}, {"type": "null"}]})
+        ));
+        assert!(accepts_null(&json!({"enum": ["a", null]})));
+        assert!(!accepts_null(&json!({"type": "string"})));
+        assert!(!accepts_null(&json!({"$ref": "#/$defs/A"})));
+        assert!(!accepts_null(&json!(3)));
+    }
+}

@@ -1,0 +1,157 @@
+//! `CloseObjects` and `RemoveAdditionalProperties`: what an object says about other keys.
+//!
+//! Rust structs (without `deny_unknown_fields`) say nothing about unknown keys, and serde ignores
+//! them; a model, though, does better when told the listed properties are all there is, and
+//! OpenAI strict mode requires `additionalProperties: false`. Gemini's `parameters` have no
+//! `additionalProperties` at all.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::describe::{append_sentences, map_sentence};
+use super::node::{insert_after, take};
+use super::walk::transform_subschemas_all;
+
+/// Keywords next to which closing an object would change what it accepts: their subschemas
+/// may declare properties of their own, which `additionalProperties: false` would then refuse.
+const COMPOSED: &[&str] = &[
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
+    "unevaluatedProperties",
+];
+
+/// Adds `additionalProperties: false` (right after `properties`) to every node that declares
+/// `properties` and says nothing about other keys. Maps (`additionalProperties` present) and
+/// bare `{"type": "object"}` (any object) stay open, and so do objects composed with
+/// `allOf`/`anyOf`/`oneOf`/`if`… whose branches may add properties.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CloseObjects;
+
+impl Transform for CloseObjects {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            close(node);
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+fn close(node: &mut Map<String, Value>) {
+    let declares = node.get("properties").is_some_and(Value::is_object);
+    if !declares
+        || node.contains_key("additionalProperties")
+        || COMPOSED.iter().any(|k| node.contains_key(*k))
+    {
+        return;
+    }
+    insert_after(
+        node,
+        "properties",
+        "additionalProperties",
+        Value::Bool(false),
+    );
+}
+
+/// Removes every `additionalProperties` (Gemini has no such field). `false` goes silently (the
+/// model sees the listed properties); a map's value schema, or `true`, is first described:
+/// "An object mapping any key to a string."
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RemoveAdditionalProperties;
+
+impl Transform for RemoveAdditionalProperties {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            if let Some(values) = take(node, "additionalProperties") {
+                let has_properties = node
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_some_and(|p| !p.is_empty());
+                let sentence = map_sentence(&values, has_properties);
+                append_sentences(node, sentence.as_slice());
+            }
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn closes_declared_objects_everywhere() {
+        check(
+            CloseObjects,
+            json_schema!({
+                "type": "object",
+                "properties": {
+                    "p": {"type": "object", "properties": {"x": {}}, "required": ["x"]},
+                    "items": {"type": "array", "items": {"properties": {}}}
+                },
+                "required": ["p"],
+                "$defs": {"D": {"properties": {"a": true}}, "E": {"dependentSchemas": {"p": {"properties": {"y": {}}}}}}
+            }),
+            json_schema!({
+                "type": "object",
+                "properties": {
+                    "p": {"type": "object", "properties": {"x": {}}, "additionalProperties": false, "required": ["x"]},
+                    "items": {"type": "array", "items": {"properties": {}, "additionalProperties": false}}
+                },
+                "additionalProperties": false,
+                "required": ["p"],
+                "$defs": {
+                    "D": {"properties": {"a": true}, "additionalProperties": false},
+                    "E": {"dependentSchemas": {"p": {"properties": {"y": {}}, "additionalProperties": false}}}
+                }
+            }),
+        );
+    }
+
+    #[test]
+    fn maps_open_objects_and_compositions_stay_open() {
+        let open = json_schema!({"anyOf": [
+            {"type": "object", "additionalProperties": {"type": "string"}},
+            {"type": "object"},
+            {"type": "object", "properties": {"a": {}}, "additionalProperties": true},
+            {"properties": {"tag": {}}, "oneOf": [{"properties": {"x": {}}, "additionalProperties": false}]},
+            {"properties": {"a": {}}, "unevaluatedProperties": false},
+            {"properties": 3}
+        ]});
+        check(CloseObjects, open.clone(), open);
+        check(CloseObjects, json_schema!(true), json_schema!(true));
+    }
+
+    #[test]
+    fn gemini_removes_and_describes_maps() {
+        check(
+            RemoveAdditionalProperties,
+            json_schema!({
+                "type": "object",
+                "properties": {
+                    "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "any": {"type": "object", "additionalProperties": true},
+                    "extra": {"description": "Extra.", "type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "integer"}}
+                },
+                "additionalProperties": false
+            }),
+            json_schema!({
+                "type": "object",
+                "properties": {
+                    "tags": {"description": "An object mapping any key to a string.", "type": "object"},
+                    "any": {"description": "An object mapping any key to any value.", "type": "object"},
+                    "extra": {"description": "Extra. Other keys are allowed, each mapping to an integer.", "type": "object", "properties": {"a": {}}}
+                }
+            }),
+        );
+    }
+}

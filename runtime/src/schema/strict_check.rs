@@ -1,0 +1,203 @@
+//! The strictness check: can OpenAI take this schema with `strict: true`?
+//!
+//! Run on the output of the strict pipeline. Each problem becomes a note naming where it is
+//! and why, so a tool author sees what to change (a map, an untyped `serde_json::Value`…).
+
+use schemars::Schema;
+use serde_json::{Map, Value};
+
+use super::node::{is_object_node, property_names, required_names};
+use super::walk::{Loc, for_each_subschema, show_pointer};
+
+/// Keywords strict mode refuses (the transforms before the check describe the rest away).
+const REFUSED: &[&str] = &[
+    "allOf",
+    "oneOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "prefixItems",
+    "contains",
+];
+
+/// Keywords that give a node a type (or a set of values) strict mode accepts.
+const TYPING: &[&str] = &["type", "anyOf", "enum", "const", "$ref"];
+
+/// OpenAI documents at most 10 levels of object nesting in strict mode.
+const MAX_DEPTH: usize = 10;
+
+/// The reasons `schema` cannot be sent with `strict: true`; empty when it can. Each reason says
+/// where, and ends with "; rendered with strict: false".
+pub(crate) fn strict_problems(schema: &Schema) -> Vec<String> {
+    let mut checker = Checker {
+        pointer: String::new(),
+        problems: Vec::new(),
+        too_deep: false,
+    };
+    if schema.get("anyOf").is_some() {
+        checker.problem("an `anyOf` cannot be the root in strict mode");
+    }
+    checker.check(schema, None, 0);
+    checker.problems
+}
+
+struct Checker {
+    pointer: String,
+    problems: Vec<String>,
+    too_deep: bool,
+}
+
+impl Checker {
+    fn problem(&mut self, what: &str) {
+        self.problems.push(format!(
+            "{}: {what}; rendered with strict: false",
+            show_pointer(&self.pointer)
+        ));
+    }
+
+    fn check(&mut self, schema: &Schema, loc: Option<Loc<'_>>, depth: usize) {
+        let node = match (schema.as_object(), schema.as_bool()) {
+            (Some(node), _) => node,
+            (None, Some(true)) => {
+                return self
+                    .problem("accepts any value (no `type`), which strict mode cannot express");
+            }
+            (None, _) => {
+                if loc.is_some_and(|l| l.keyword != "additionalProperties") {
+                    self.problem("the `false` schema (accepts nothing) cannot be strict");
+                }
+                return;
+            }
+        };
+        let depth = depth + usize::from(is_object_node(node));
+        if depth > MAX_DEPTH && !self.too_deep {
+            self.too_deep = true;
+            self.problem(
+                "objects are nested more than 10 levels deep, more than strict mode allows",
+            );
+        }
+        self.check_node(node);
+        for_each_subschema(schema, |loc, sub| {
+            let len = self.pointer.len();
+            loc.push_to(&mut self.pointer);
+            self.check(sub, Some(loc), depth);
+            self.pointer.truncate(len);
+        });
+    }
+
+    fn check_node(&mut self, node: &Map<String, Value>) {
+        for keyword in REFUSED.iter().filter(|k| node.contains_key(**k)) {
+            self.problem(&format!("`{keyword}` is not supported in strict mode"));
+        }
+        if !TYPING.iter().any(|k| node.contains_key(*k)) {
+            self.problem("accepts any value (no `type`), which strict mode cannot express");
+        }
+        if node.contains_key("$ref")
+            && node
+                .keys()
+                .any(|k| !matches!(k.as_str(), "$ref" | "description"))
+        {
+            self.problem("a `$ref` with keywords beside it cannot be strict");
+        }
+        if is_object_node(node) {
+            self.check_object(node);
+        }
+    }
+
+    fn check_object(&mut self, node: &Map<String, Value>) {
+        match node.get("additionalProperties") {
+            Some(Value::Bool(false)) => {}
+            Some(Value::Object(_)) => {
+                self.problem("an open map (`additionalProperties` is a schema) cannot be strict");
+            }
+            _ => self.problem("an object that accepts any keys cannot be strict"),
+        }
+        let required = required_names(node);
+        let missing: Vec<String> = property_names(node)
+            .into_iter()
+            .filter(|n| !required.contains(n))
+            .map(|n| format!("`{n}`"))
+            .collect();
+        match missing.as_slice() {
+            [] => {}
+            [one] => self.problem(&format!("property {one} is not required")),
+            many => self.problem(&format!("properties {} are not required", many.join(", "))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::json_schema;
+
+    #[test]
+    fn strict_schema_has_no_problems() {
+        let schema = json_schema!({
+            "type": "object",
+            "properties": {
+                "a": {"type": ["string", "null"]},
+                "b": {"anyOf": [{"type": "object", "properties": {}, "additionalProperties": false, "required": []}, {"type": "null"}]},
+                "c": {"type": "array", "items": {"$ref": "#/$defs/N", "description": "recursive"}},
+                "d": {"enum": ["x"]}
+            },
+            "additionalProperties": false,
+            "required": ["a", "b", "c", "d"],
+            "$defs": {"N": {"type": "object", "properties": {}, "additionalProperties": false}}
+        });
+        assert_eq!(strict_problems(&schema), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_problem_is_reported_with_its_place() {
+        let schema = json_schema!({
+            "anyOf": [{"type": "object", "properties": {}, "additionalProperties": false}],
+            "type": "object",
+            "properties": {
+                "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+                "value": true,
+                "untyped": {"description": "anything"},
+                "loose": {"type": "object", "properties": {"x": {"type": "string"}}},
+                "ref": {"$ref": "#", "minimum": 1},
+                "both": {"oneOf": [{"type": "string"}], "anyOf": [{"type": "string"}]},
+                "never": false
+            },
+            "additionalProperties": false,
+            "required": ["tags", "value", "untyped", "loose", "ref", "both", "never"]
+        });
+        assert_eq!(
+            strict_problems(&schema),
+            [
+                "the root: an `anyOf` cannot be the root in strict mode; rendered with strict: false",
+                "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+                "`/properties/value`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false",
+                "`/properties/untyped`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false",
+                "`/properties/loose`: an object that accepts any keys cannot be strict; rendered with strict: false",
+                "`/properties/loose`: property `x` is not required; rendered with strict: false",
+                "`/properties/ref`: a `$ref` with keywords beside it cannot be strict; rendered with strict: false",
+                "`/properties/both`: `oneOf` is not supported in strict mode; rendered with strict: false",
+                "`/properties/never`: the `false` schema (accepts nothing) cannot be strict; rendered with strict: false",
+            ]
+        );
+    }
+
+    #[test]
+    fn deep_nesting_is_reported_once() {
+        let mut schema =
+            serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false});
+        for _ in 0..11 {
+            schema = serde_json::json!({"type": "object", "properties": {"n": schema}, "additionalProperties": false, "required": ["n"]});
+        }
+        let problems = strict_problems(&Schema::try_from(schema).unwrap());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("more than 10 levels"));
+    }
+}

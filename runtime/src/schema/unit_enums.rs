@@ -1,0 +1,214 @@
+//! `CollapseUnitEnums`: a `oneOf` of documented constants becomes a plain `enum`.
+//!
+//! schemars renders a unit enum whose variants have doc comments as
+//! `oneOf: [{const: "celsius", description: "Degrees Celsius."}, …]`. Gemini rejects `oneOf`
+//! and `const`; every provider handles `enum` best. The variant docs are not dropped: they move
+//! into the node's description, next to the value they explain.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::describe::{append_sentences, join_texts, variants_sentence};
+use super::node::json_type;
+use super::walk::transform_subschemas_all;
+
+/// Collapses a `oneOf`/`anyOf` whose every branch is one constant (`{const: C}` or
+/// `{enum: [C]}`, with optional `type`, `title`, `description`) into
+/// `{"type": T, "enum": [C…]}`, listing every value with its doc in the description:
+/// "One of: `celsius`: Degrees Celsius; `fahrenheit`: Degrees Fahrenheit."
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CollapseUnitEnums;
+
+impl Transform for CollapseUnitEnums {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            collapse(node);
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
+/// One branch of a unit enum: its value, its doc, its declared type.
+struct Variant {
+    value: Value,
+    doc: Option<String>,
+    ty: Option<String>,
+}
+
+fn collapse(node: &mut Map<String, Value>) {
+    if node.contains_key("enum") || node.contains_key("const") {
+        return;
+    }
+    for key in ["oneOf", "anyOf"] {
+        let Some(Value::Array(branches)) = node.get(key) else {
+            continue;
+        };
+        let Some(variants) = unit_variants(branches) else {
+            continue;
+        };
+        let Some(index) = node.keys().position(|k| k == key) else {
+            continue;
+        };
+        node.shift_remove(key);
+        let values: Vec<Value> = variants.iter().map(|v| v.value.clone()).collect();
+        node.shift_insert(index, "enum".into(), Value::Array(values));
+        if let (false, Some(ty)) = (node.contains_key("type"), shared_type(&variants)) {
+            node.shift_insert(index, "type".into(), ty.into());
+        }
+        if variants.iter().any(|v| v.doc.is_some()) {
+            let listed: Vec<(Value, Option<String>)> =
+                variants.into_iter().map(|v| (v.value, v.doc)).collect();
+            append_sentences(node, &[variants_sentence(&listed)]);
+        }
+        return;
+    }
+}
+
+/// The branches as unit variants, or `None` if any branch is more than a documented constant.
+fn unit_variants(branches: &[Value]) -> Option<Vec<Variant>> {
+    if branches.is_empty() {
+        return None;
+    }
+    branches.iter().map(unit_variant).collect()
+}
+
+fn unit_variant(branch: &Value) -> Option<Variant> {
+    let branch = branch.as_object()?;
+    let allowed = ["const", "enum", "type", "description", "title"];
+    if !branch.keys().all(|k| allowed.contains(&k.as_str())) {
+        return None;
+    }
+    let value = match (branch.get("const"), branch.get("enum")) {
+        (Some(c), None) => c.clone(),
+        (None, Some(Value::Array(e))) if e.len() == 1 => e[0].clone(),
+        _ => return None,
+    };
+    let ty = match branch.get("type") {
+        None => None,
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(_) => return None,
+    };
+    let text = |k: &str| branch.get(k).and_then(Value::as_str).map(str::to_owned);
+    let doc = match (text("title"), text("description")) {
+        (Some(t), Some(d)) => Some(join_texts(&t, &d)),
+        (t, d) => d.or(t),
+    };
+    Some(Variant { value, doc, ty })
+}
+
+/// The type every variant has (declared, or else its value's), `number` for a mix of integers
+/// and numbers; `None` when they differ.
+fn shared_type(variants: &[Variant]) -> Option<String> {
+    let mut shared: Option<&str> = None;
+    for variant in variants {
+        let ty = variant
+            .ty
+            .as_deref()
+            .unwrap_or_else(|| json_type(&variant.value));
+        shared = Some(match shared {
+            None => ty,
+            Some(s) if s == ty => s,
+            Some("integer" | "number") if matches!(ty, "integer" | "number") => "number",
+            _ => return None,
+        });
+    }
+    shared.map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn documented_unit_enum() {
+        check(
+            CollapseUnitEnums,
+            json_schema!({
+                "description": "Temperature units.",
+                "oneOf": [
+                    {"description": "Degrees Celsius.", "type": "string", "const": "celsius"},
+                    {"description": "Degrees Fahrenheit.", "type": "string", "const": "fahrenheit"}
+                ]
+            }),
+            json_schema!({
+                "description": "Temperature units. One of: `celsius`: Degrees Celsius; `fahrenheit`: Degrees Fahrenheit.",
+                "type": "string",
+                "enum": ["celsius", "fahrenheit"]
+            }),
+        );
+    }
+
+    #[test]
+    fn partly_documented_lists_every_value() {
+        check(
+            CollapseUnitEnums,
+            json_schema!({
+                "anyOf": [
+                    {"enum": ["a"], "title": "First"},
+                    {"const": "b"}
+                ]
+            }),
+            json_schema!({
+                "description": "One of: `a`: First; `b`.",
+                "type": "string",
+                "enum": ["a", "b"]
+            }),
+        );
+    }
+
+    #[test]
+    fn undocumented_values_need_no_sentence_and_types_may_differ() {
+        check(
+            CollapseUnitEnums,
+            json_schema!({"oneOf": [{"const": 1}, {"const": "x"}, {"const": null}]}),
+            json_schema!({"enum": [1, "x", null]}),
+        );
+        check(
+            CollapseUnitEnums,
+            json_schema!({"oneOf": [{"const": 1}, {"const": 2.5}]}),
+            json_schema!({"type": "number", "enum": [1, 2.5]}),
+        );
+        check(
+            CollapseUnitEnums,
+            json_schema!({"oneOf": [{"const": 1, "type": "integer"}, {"const": "x", "type": "string"}]}),
+            json_schema!({"enum": [1, "x"]}),
+        );
+    }
+
+    #[test]
+    fn not_all_constants_is_left_alone() {
+        let mixed = json_schema!({"oneOf": [{"const": "a"}, {"type": "null"}]});
+        check(CollapseUnitEnums, mixed.clone(), mixed);
+        let extra = json_schema!({"oneOf": [{"const": "a", "minLength": 1}]});
+        check(CollapseUnitEnums, extra.clone(), extra);
+        let empty = json_schema!({"oneOf": []});
+        check(CollapseUnitEnums, empty.clone(), empty);
+        let has_enum = json_schema!({"enum": ["a"], "oneOf": [{"const": "a"}]});
+        check(CollapseUnitEnums, has_enum.clone(), has_enum);
+        let type_array = json_schema!({"oneOf": [{"const": "a", "type": ["string"]}]});
+        check(CollapseUnitEnums, type_array.clone(), type_array);
+        check(CollapseUnitEnums, json_schema!(true), json_schema!(true));
+    }
+
+    #[test]
+    fn nested_and_keeps_existing_type() {
+        check(
+            CollapseUnitEnums,
+            json_schema!({
+                "type": "object",
+                "properties": {"u": {"type": "string", "oneOf": [{"const": "a"}, {"const": "b"}]}},
+                "$defs": {"E": {"oneOf": [{"const": "x"}]}},
+                "dependentSchemas": {"u": {"properties": {"v": {"anyOf": [{"const": 1}]}}}}
+            }),
+            json_schema!({
+                "type": "object",
+                "properties": {"u": {"type": "string", "enum": ["a", "b"]}},
+                "$defs": {"E": {"type": "string", "enum": ["x"]}},
+                "dependentSchemas": {"u": {"properties": {"v": {"type": "integer", "enum": [1]}}}}
+            }),
+        );
+    }
+}

@@ -1,0 +1,343 @@
+//! Visiting every subschema of a schema node.
+//!
+//! `schemars::transform::transform_subschemas` skips `dependentSchemas`, `unevaluated*`,
+//! `contentSchema` and others, so a transform built on it would leave whole branches of a
+//! foreign schema untouched. Every recursive transform here uses [`transform_subschemas_all`]
+//! (or [`for_each_subschema_mut`] when it needs to know where it is) instead.
+
+use std::fmt::Write as _;
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::Value;
+
+/// How a keyword holds subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// One schema.
+    Single,
+    /// An array of schemas.
+    List,
+    /// An object whose values are schemas.
+    Map,
+    /// `items`: one schema (2020-12) or an array of schemas (draft-07 tuples).
+    SingleOrList,
+}
+
+/// Where a keyword keeps its subschemas; `None` for keywords without subschemas (`enum`,
+/// `default`, `examples`… hold data, never schemas).
+fn slot(keyword: &str) -> Option<Slot> {
+    Some(match keyword {
+        "additionalProperties"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "additionalItems"
+        | "propertyNames"
+        | "contains"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contentSchema" => Slot::Single,
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => Slot::List,
+        // `dependencies` (draft-07) mixes schemas and arrays of names; arrays are skipped below
+        // because they are not schemas.
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+        | "dependencies" => Slot::Map,
+        "items" => Slot::SingleOrList,
+        _ => return None,
+    })
+}
+
+/// The position of a subschema inside its parent: the keyword, and the property name or array
+/// index below it when the keyword holds several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Loc<'a> {
+    /// The keyword holding the subschema (`properties`, `anyOf`, `items`…).
+    pub keyword: &'a str,
+    /// The entry under the keyword, if it holds several.
+    pub child: Child<'a>,
+}
+
+/// The entry of a keyword that holds several subschemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Child<'a> {
+    /// The keyword holds exactly one schema.
+    None,
+    /// A key of a map of schemas (`properties/<name>`).
+    Name(&'a str),
+    /// An index into an array of schemas (`anyOf/<i>`).
+    Index(usize),
+}
+
+impl Loc<'_> {
+    /// Appends this location to a JSON Pointer (`/properties/city`), escaping `~` and `/`.
+    pub(crate) fn push_to(&self, pointer: &mut String) {
+        push_segment(pointer, self.keyword);
+        match self.child {
+            Child::None => {}
+            Child::Name(name) => push_segment(pointer, name),
+            Child::Index(i) => {
+                // Writing to a String cannot fail.
+                let _ = write!(pointer, "/{i}");
+            }
+        }
+    }
+}
+
+fn push_segment(pointer: &mut String, segment: &str) {
+    pointer.push('/');
+    pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+}
+
+/// Calls `f` on every direct subschema of `schema` (in key order), with its location. Values
+/// that are not schemas (numbers, strings, arrays of names) are skipped.
+pub(crate) fn for_each_subschema_mut(schema: &mut Schema, mut f: impl FnMut(Loc<'_>, &mut Schema)) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    for (key, value) in node.iter_mut() {
+        let Some(slot) = slot(key) else { continue };
+        let keyword = key.as_str();
+        match (slot, value) {
+            (Slot::List | Slot::SingleOrList, Value::Array(items)) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    if let Ok(sub) = <&mut Schema>::try_from(item) {
+                        f(
+                            Loc {
+                                keyword,
+                                child: Child::Index(i),
+                            },
+                            sub,
+                        );
+                    }
+                }
+            }
+            (Slot::Single | Slot::SingleOrList, value) => {
+                if let Ok(sub) = <&mut Schema>::try_from(value) {
+                    f(
+                        Loc {
+                            keyword,
+                            child: Child::None,
+                        },
+                        sub,
+                    );
+                }
+            }
+            (Slot::Map, Value::Object(entries)) => {
+                for (name, entry) in entries.iter_mut() {
+                    if let Ok(sub) = <&mut Schema>::try_from(entry) {
+                        f(
+                            Loc {
+                                keyword,
+                                child: Child::Name(name),
+                            },
+                            sub,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Calls `f` on every direct subschema of `schema` (in key order), with its location.
+pub(crate) fn for_each_subschema(schema: &Schema, mut f: impl FnMut(Loc<'_>, &Schema)) {
+    let Some(node) = schema.as_object() else {
+        return;
+    };
+    for (key, value) in node {
+        let Some(slot) = slot(key) else { continue };
+        let keyword = key.as_str();
+        match (slot, value) {
+            (Slot::List | Slot::SingleOrList, Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let Ok(sub) = <&Schema>::try_from(item) {
+                        f(
+                            Loc {
+                                keyword,
+                                child: Child::Index(i),
+                            },
+                            sub,
+                        );
+                    }
+                }
+            }
+            (Slot::Single | Slot::SingleOrList, value) => {
+                if let Ok(sub) = <&Schema>::try_from(value) {
+                    f(
+                        Loc {
+                            keyword,
+                            child: Child::None,
+                        },
+                        sub,
+                    );
+                }
+            }
+            (Slot::Map, Value::Object(entries)) => {
+                for (name, entry) in entries {
+                    if let Ok(sub) = <&Schema>::try_from(entry) {
+                        f(
+                            Loc {
+                                keyword,
+                                child: Child::Name(name),
+                            },
+                            sub,
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Applies `t` to every direct subschema of `schema`, at every subschema location of draft
+/// 2020-12 (and draft-07's `definitions`, `dependencies`, `additionalItems`, array `items`).
+pub(crate) fn transform_subschemas_all<T: Transform + ?Sized>(t: &mut T, schema: &mut Schema) {
+    for_each_subschema_mut(schema, |_, sub| t.transform(sub));
+}
+
+/// A transform that remembers the JSON Pointer of the node it is visiting, to say where in its
+/// notes.
+pub(crate) trait Tracked: Transform {
+    /// The JSON Pointer of the node being visited (empty at the root).
+    fn pointer_mut(&mut self) -> &mut String;
+}
+
+/// Like [`transform_subschemas_all`], keeping `t`'s pointer in step.
+pub(crate) fn transform_subschemas_tracked<T: Tracked + ?Sized>(t: &mut T, schema: &mut Schema) {
+    for_each_subschema_mut(schema, |loc, sub| {
+        let len = t.pointer_mut().len();
+        loc.push_to(t.pointer_mut());
+        t.transform(sub);
+        t.pointer_mut().truncate(len);
+    });
+}
+
+/// A JSON Pointer as notes show it: in backticks, or "the root".
+pub(crate) fn show_pointer(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "the root".to_owned()
+    } else {
+        format!("`{pointer}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::json_schema;
+
+    /// Records the pointer of every node visited.
+    #[derive(Default)]
+    struct Visits {
+        pointer: String,
+        seen: Vec<String>,
+    }
+
+    impl Transform for Visits {
+        fn transform(&mut self, schema: &mut Schema) {
+            self.seen.push(self.pointer.clone());
+            transform_subschemas_tracked(self, schema);
+        }
+    }
+
+    impl Tracked for Visits {
+        fn pointer_mut(&mut self) -> &mut String {
+            &mut self.pointer
+        }
+    }
+
+    #[test]
+    fn visits_every_location() {
+        let mut schema = json_schema!({
+            "properties": {"a/b": {"items": {}}, "c": true},
+            "patternProperties": {"^x": {}},
+            "additionalProperties": {},
+            "prefixItems": [{}, false],
+            "items": [{}],
+            "contains": {},
+            "anyOf": [{}], "oneOf": [{}], "allOf": [{}],
+            "not": {}, "if": {}, "then": {}, "else": {},
+            "dependentSchemas": {"c": {}},
+            "dependencies": {"c": ["a"], "d": {}},
+            "propertyNames": {},
+            "unevaluatedProperties": {}, "unevaluatedItems": {},
+            "$defs": {"D": {}}, "definitions": {"E": {}},
+            "contentSchema": {},
+            "additionalItems": {},
+            "enum": [{"type": "string"}],
+            "default": {"properties": {}},
+            "examples": [{}]
+        });
+        let mut v = Visits::default();
+        v.transform(&mut schema);
+        assert_eq!(
+            v.seen,
+            [
+                "",
+                "/properties/a~1b",
+                "/properties/a~1b/items",
+                "/properties/c",
+                "/patternProperties/^x",
+                "/additionalProperties",
+                "/prefixItems/0",
+                "/prefixItems/1",
+                "/items/0",
+                "/contains",
+                "/anyOf/0",
+                "/oneOf/0",
+                "/allOf/0",
+                "/not",
+                "/if",
+                "/then",
+                "/else",
+                "/dependentSchemas/c",
+                "/dependencies/d",
+                "/propertyNames",
+                "/unevaluatedProperties",
+                "/unevaluatedItems",
+                "/$defs/D",
+                "/definitions/E",
+                "/contentSchema",
+                "/additionalItems",
+            ]
+        );
+    }
+
+    #[test]
+    fn odd_values_are_skipped() {
+        let mut schema = json_schema!({
+            "properties": 3, "anyOf": {"a": {}}, "items": "x", "not": [1]
+        });
+        let mut v = Visits::default();
+        v.transform(&mut schema);
+        assert_eq!(v.seen, [""]);
+        let mut b = json_schema!(true);
+        v.transform(&mut b);
+    }
+
+    #[test]
+    fn read_only_walk_matches() {
+        let schema = json_schema!({"properties": {"a": {}}, "items": {}});
+        let mut seen = Vec::new();
+        for_each_subschema(&schema, |loc, _| {
+            let mut p = String::new();
+            loc.push_to(&mut p);
+            let name = match loc.child {
+                Child::Name(name) => Some(name.to_owned()),
+                _ => None,
+            };
+            seen.push((p, name));
+        });
+        assert_eq!(
+            seen,
+            [
+                ("/properties/a".to_owned(), Some("a".to_owned())),
+                ("/items".to_owned(), None)
+            ]
+        );
+    }
+}
