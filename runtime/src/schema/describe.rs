@@ -500,14 +500,8 @@ pub(crate) fn tuple_sentence(items: &[Value], exact: bool, rest: Option<&Value>)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::test_util::map;
     use serde_json::json;
-
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
 
     #[test]
     fn periods_and_joins() {

@@ -124,14 +124,8 @@ fn merge_keyword(node: &mut Map<String, Value>, key: &str, value: &Value) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::test_util::map;
     use serde_json::json;
-
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
 
     #[test]
     fn ref_siblings_override_but_descriptions_join() {

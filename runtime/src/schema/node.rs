@@ -133,14 +133,8 @@ pub(crate) const CONSTRAINING: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::test_util::map;
     use serde_json::json;
-
-    fn map(v: Value) -> Map<String, Value> {
-        match v {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
-    }
 
     #[test]
     fn take_keeps_order() {

@@ -141,8 +141,28 @@ pub fn render_for(
     strict_requested: bool,
 ) -> Result<TargetSchema, SchemaError> {
     match target {
-        Target::Mcp => finish(mcp(canonical, target, true)?, target),
-        Target::Anthropic => finish(anthropic(canonical, target)?, target),
+        Target::Mcp => finish(
+            full_schema(
+                canonical,
+                target,
+                FullSchema {
+                    close_objects: true,
+                    keep_defaults: true,
+                },
+            )?,
+            target,
+        ),
+        Target::Anthropic => finish(
+            full_schema(
+                canonical,
+                target,
+                FullSchema {
+                    close_objects: true,
+                    keep_defaults: false,
+                },
+            )?,
+            target,
+        ),
         Target::ChatCompletions | Target::Responses => openai(canonical, target, strict_requested),
         Target::Gemini => finish(gemini(canonical, target)?, target),
     }
@@ -153,7 +173,17 @@ pub fn render_for(
 /// other targets have no output schemas and get their (non-strict) input rendering.
 pub fn render_output_for(canonical: &Schema, target: Target) -> Result<TargetSchema, SchemaError> {
     match target {
-        Target::Mcp => finish(mcp(canonical, target, false)?, target),
+        Target::Mcp => finish(
+            full_schema(
+                canonical,
+                target,
+                FullSchema {
+                    close_objects: false,
+                    keep_defaults: true,
+                },
+            )?,
+            target,
+        ),
         other => render_for(canonical, other, false),
     }
 }
@@ -214,31 +244,26 @@ fn finish(run: Run, target: Target) -> Result<TargetSchema, SchemaError> {
     })
 }
 
-/// MCP: full JSON Schema 2020-12, so constraints stay; `default` stays and is also said.
-fn mcp(canonical: &Schema, target: Target, close_objects: bool) -> Result<Run, SchemaError> {
+/// How much of full JSON Schema 2020-12 a target keeps: MCP and Anthropic (non-strict) take it
+/// all; they differ in whether `default` is sent or only said, and outputs stay open.
+struct FullSchema {
+    close_objects: bool,
+    keep_defaults: bool,
+}
+
+/// MCP (`keep_defaults`) and Anthropic: constraints stay; `default` is always said in words.
+fn full_schema(canonical: &Schema, target: Target, rules: FullSchema) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical);
     run.inline_refs(target, true)?
         .apply(MergeTitles)
         .apply(CollapseUnitEnums)
         .apply(DropIntegerFormats);
-    if close_objects {
+    if rules.close_objects {
         run.apply(CloseObjects);
     }
-    run.apply(DescribeDefaults { keep_keyword: true });
-    Ok(run)
-}
-
-/// Anthropic (non-strict): as MCP, but `default` is only said, not sent.
-fn anthropic(canonical: &Schema, target: Target) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical);
-    run.inline_refs(target, true)?
-        .apply(MergeTitles)
-        .apply(CollapseUnitEnums)
-        .apply(DropIntegerFormats)
-        .apply(CloseObjects)
-        .apply(DescribeDefaults {
-            keep_keyword: false,
-        });
+    run.apply(DescribeDefaults {
+        keep_keyword: rules.keep_defaults,
+    });
     Ok(run)
 }
 

@@ -2,6 +2,7 @@
 
 use schemars::Schema;
 use schemars::transform::Transform;
+use serde_json::{Map, Value};
 
 /// Asserts that two schemas are equal *including key order* (`serde_json::Map` equality ignores
 /// order under `preserve_order`, and order is part of what we promise).
@@ -27,4 +28,12 @@ pub(crate) fn check<T: Transform>(mut t: T, mut input: Schema, expected: Schema)
     t.transform(&mut input);
     assert_same(&input, &expected);
     t
+}
+
+/// The object inside a `json!` value (an empty map for anything else).
+pub(crate) fn map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
 }
