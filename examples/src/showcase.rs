@@ -5,7 +5,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooldef::{Args, Tool, ToolDefinition, tool};
+use tooldef::{Args, Portable, Tool, ToolDefinition, tool};
 
 /// Every showcase tool's definition, in a fixed order.
 pub fn definitions() -> Vec<&'static ToolDefinition> {
@@ -30,7 +30,7 @@ pub fn get_server_time() -> String {
 }
 
 /// Temperature units.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "snake_case")]
 pub enum Units {
     /// Degrees Celsius, kilometres per hour.
@@ -143,7 +143,7 @@ pub async fn convert_currency(
 }
 
 /// Cabin classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "snake_case")]
 pub enum Cabin {
     /// The cheapest seats.
@@ -155,7 +155,7 @@ pub enum Cabin {
 }
 
 /// What to search flights for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FlightSearch {
     /// IATA code of the departure airport, e.g. "LIS".
@@ -240,7 +240,7 @@ pub async fn search_flights(Args(search): Args<FlightSearch>) -> FlightOffers {
 }
 
 /// The guest a room is booked for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
 pub struct Guest {
     /// Full name as on the guest's ID.
     #[schemars(length(min = 1, max = 100))]
@@ -287,7 +287,7 @@ pub fn book_hotel(
 }
 
 /// One stop of a trip.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
 pub struct Stop {
     /// The city.
     pub city: String,
@@ -331,7 +331,7 @@ pub fn plan_itinerary(
 }
 
 /// When a reminder fires.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Schedule {
     /// Once, at a given instant.

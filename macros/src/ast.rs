@@ -35,13 +35,18 @@ pub enum ParamKind {
     Field(Ident),
     /// `Args(a): Args<T>`: `T` is the whole argument object.
     WholeStruct(Type),
+    /// Injected context (`State<T>`, `CallContext`, or marked `#[context]`): filled from the
+    /// call's context, not part of the arguments.
+    Context,
     /// A pattern the macro cannot name a property after (validation reports it).
     Unsupported,
 }
 
 /// Attributes on a parameter that belong to the macro or to the generated argument field, and
 /// so must not stay on the function, where rustc would reject them.
-const PARAM_ATTRIBUTES_TAKEN: &[&str] = &["doc", "arg", "schemars", "serde", "validate", "garde"];
+const PARAM_ATTRIBUTES_TAKEN: &[&str] = &[
+    "doc", "arg", "context", "schemars", "serde", "validate", "garde",
+];
 /// Of those, the ones handed on to the generated field.
 const PARAM_ATTRIBUTES_FORWARDED: &[&str] = &["schemars", "serde", "validate", "garde"];
 
@@ -85,8 +90,10 @@ impl Tool {
                 })
                 .cloned()
                 .collect();
+            let marked_context = typed.attrs.iter().any(|a| a.path().is_ident("context"));
             typed.attrs.retain(|a| !is_taken(a));
             let kind = match (&*typed.pat, whole_struct_inner(&typed.ty)) {
+                _ if marked_context || is_context_type(&typed.ty) => ParamKind::Context,
                 (_, Some(inner)) => ParamKind::WholeStruct(inner.clone()),
                 (Pat::Ident(pat), None) if pat.subpat.is_none() => {
                     ParamKind::Field(pat.ident.clone())
@@ -134,6 +141,16 @@ impl Param {
 pub fn unraw(ident: &Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
+}
+
+/// `State<T>` and `CallContext` are context without being marked (as axum's extractors are known
+/// by their types).
+fn is_context_type(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.path.segments.last().is_some_and(|last| {
+        (last.ident == "State" && matches!(last.arguments, PathArguments::AngleBracketed(_)))
+            || (last.ident == "CallContext" && last.arguments.is_none())
+    })
 }
 
 /// `Args<T>` (any path ending in `Args` with one type argument) → `T`.

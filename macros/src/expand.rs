@@ -38,31 +38,41 @@ fn expand(tool: &Tool) -> TokenStream {
     let fn_name = unraw(fn_ident);
     let tool_ident = format_ident!("{}", fn_name.to_upper_camel_case(), span = fn_ident.span());
 
-    let (args_ty, args_item, call_args) = match whole_struct(tool) {
-        Some(inner) => (
-            quote!(#inner),
-            TokenStream::new(),
-            quote!(#krate::Args(args)),
-        ),
+    let (args_ty, args_item) = match whole_struct(tool) {
+        Some(inner) => (quote!(#inner), TokenStream::new()),
         None => {
             let args_ident = format_ident!("{}Args", tool_ident);
-            let item = args_struct(tool, &krate, &args_ident);
-            let fields = tool.params.iter().filter_map(|p| match &p.kind {
-                ParamKind::Field(ident) => Some(ident),
-                _ => None,
-            });
-            (quote!(#args_ident), item, quote!(#(args.#fields),*))
+            (quote!(#args_ident), args_struct(tool, &krate, &args_ident))
         }
     };
+    let mut extractions = Vec::new();
+    let mut call_args = Vec::new();
+    for (index, param) in tool.params.iter().enumerate() {
+        match &param.kind {
+            ParamKind::Field(ident) => call_args.push(quote!(args.#ident)),
+            ParamKind::WholeStruct(_) => call_args.push(quote!(#krate::Args(args))),
+            ParamKind::Context => {
+                let ty = &param.ty;
+                let value = format_ident!("__tooldef_context_{index}");
+                extractions.push(quote_spanned! {ty.span()=>
+                    let #value = <#ty as #krate::FromCallContext>::from_call_context(&context)?;
+                });
+                call_args.push(quote!(#value));
+            }
+            // Validation refused it; nothing is expanded.
+            ParamKind::Unsupported => {}
+        }
+    }
+    let checks = checks(tool, &krate);
 
     let output_ty = match &func.sig.output {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => quote!(#ty),
     };
     let call = if func.sig.asyncness.is_some() {
-        quote!(#fn_ident(#call_args).await)
+        quote!(#fn_ident(#(#call_args),*).await)
     } else {
-        quote!(#fn_ident(#call_args))
+        quote!(#fn_ident(#(#call_args),*))
     };
 
     let name = tool.wire_name();
@@ -90,6 +100,8 @@ fn expand(tool: &Tool) -> TokenStream {
         #func
 
         #args_item
+
+        #checks
 
         #[doc = #tool_doc]
         #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -126,8 +138,15 @@ fn expand(tool: &Tool) -> TokenStream {
             fn call(
                 &self,
                 args: Self::Args,
-            ) -> impl ::std::future::Future<Output = Self::Output> + ::std::marker::Send {
-                async move { #call }
+                context: #krate::CallContext,
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<Self::Output, #krate::ContextError>,
+            > + ::std::marker::Send {
+                async move {
+                    #(#extractions)*
+                    let _ = &context;
+                    ::std::result::Result::Ok(#call)
+                }
             }
         }
     }
@@ -154,7 +173,6 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
 
     let mut fields = Vec::new();
     let mut default_fns = Vec::new();
-    let mut checks = Vec::new();
     for param in &tool.params {
         let ParamKind::Field(ident) = &param.kind else {
             continue;
@@ -166,12 +184,11 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
             let r = &r.value;
             quote!(#[serde(rename = #r)])
         });
-        let default = param.arg.default.as_ref().map(|default| {
-            let ty_span = ty.span();
-            checks.push(quote_spanned! {ty_span=>
-                #krate::__private::assert_default_shown::<#ty>();
-            });
-            match &default.value {
+        let default = param
+            .arg
+            .default
+            .as_ref()
+            .map(|default| match &default.value {
                 None => quote!(#[serde(default)]),
                 Some(expr) => {
                     let default_fn = format_ident!("__tooldef_default_{}", unraw(ident));
@@ -184,8 +201,7 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
                     let path = format!("{args_ident}::{default_fn}");
                     quote!(#[serde(default = #path)])
                 }
-            }
-        });
+            });
         let forwarded = &param.forwarded;
         fields.push(quote! {
             #doc_attr
@@ -203,17 +219,6 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
             }
         }
     });
-    let checks = (!checks.is_empty()).then(|| {
-        quote! {
-            const _: () = {
-                #[allow(dead_code)]
-                fn __tooldef_checks() {
-                    #(#checks)*
-                }
-            };
-        }
-    });
-
     quote! {
         #[doc = #doc]
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
@@ -225,7 +230,85 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
         }
 
         #default_impl
-        #checks
+    }
+}
+
+/// The checks that need types, as trait bounds whose `#[diagnostic::on_unimplemented]` messages
+/// say what is wrong and how to fix it, each spanned at the type it is about: arguments must be
+/// portable (unless `strict = false`), defaults must serialise, the return value must become a
+/// tool result.
+fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
+    let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
+    let private = quote!(#krate::__private);
+    let mut checks = Vec::new();
+    for param in &tool.params {
+        let argument_ty = match &param.kind {
+            ParamKind::Field(_) => &param.ty,
+            ParamKind::WholeStruct(inner) => inner,
+            ParamKind::Context | ParamKind::Unsupported => continue,
+        };
+        if strict {
+            checks.push(quote_spanned! {argument_ty.span()=>
+                #private::assert_portable::<#argument_ty>();
+            });
+        }
+        if param.arg.default.is_some() {
+            checks.push(quote_spanned! {argument_ty.span()=>
+                #private::assert_default_shown::<#argument_ty>();
+            });
+        }
+    }
+    if let ReturnType::Type(_, ty) = &tool.func.sig.output {
+        match result_parts(ty) {
+            Some((ok, Some(err))) => {
+                checks.push(quote_spanned! {ok.span()=>
+                    #private::assert_tool_return::<#ok>();
+                });
+                checks.push(quote_spanned! {err.span()=>
+                    #private::assert_tool_error::<#err>();
+                });
+            }
+            Some((ok, None)) => checks.push(quote_spanned! {ty.span()=>
+                #private::assert_tool_return::<#ok>();
+                let _ = |result: &#ty| #private::assert_result_error(result);
+            }),
+            None => checks.push(quote_spanned! {ty.span()=>
+                #private::assert_tool_return::<#ty>();
+            }),
+        }
+    }
+    quote! {
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __tooldef_checks() {
+                #(#checks)*
+            }
+        };
+    }
+}
+
+/// `Result<T, E>` → `(T, Some(E))`; a one-parameter alias such as `io::Result<T>` → `(T, None)`.
+fn result_parts(ty: &Type) -> Option<(&Type, Option<&Type>)> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let types: Vec<&Type> = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    match types.as_slice() {
+        [ok] => Some((ok, None)),
+        [ok, err] => Some((ok, Some(err))),
+        _ => None,
     }
 }
 

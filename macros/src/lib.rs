@@ -10,6 +10,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
+mod portable;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -31,4 +32,15 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
             quote::quote!(#errors #item).into()
         }
     }
+}
+
+/// Opts a type in to tooldef's portability checks: `#[derive(Deserialize, JsonSchema, Portable)]`.
+///
+/// Every field that reaches the schema must itself be portable; the error for one that is not
+/// points at that field. `#[portable(crate = "path")]` names a renamed `tooldef` dependency.
+#[proc_macro_derive(Portable, attributes(portable, serde, schemars))]
+pub fn derive_portable(input: TokenStream) -> TokenStream {
+    portable::derive(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -180,7 +180,8 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                     }
                 }
             }
-            ParamKind::Field(_) => {}
+            ParamKind::Field(_) => check_argument_type(cx, &param.ty),
+            ParamKind::Context => check_context_param(cx, param),
         }
         if let (Some(_), Some(described)) = (&param.doc, &param.arg.description) {
             cx.error_at(
@@ -209,6 +210,84 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                 wire_names.insert(wire, param);
             }
         }
+    }
+}
+
+/// What the syntax shows of an argument's type: borrowed data and trait objects can never be
+/// deserialised from the model's JSON. (Everything else about types is a trait bound.)
+fn check_argument_type(cx: &Ctxt, ty: &Type) {
+    if let Type::Reference(reference) = ty {
+        let owned = match &*reference.elem {
+            Type::Path(p) if p.path.is_ident("str") => "String".to_owned(),
+            Type::Slice(slice) => {
+                let item = &slice.elem;
+                format!("Vec<{}>", quote::quote!(#item))
+            }
+            elem => quote::quote!(#elem).to_string(),
+        };
+        cx.error_spanned_by(
+            ty,
+            format!(
+                "a tool argument cannot be borrowed: arguments are deserialised from the JSON the \
+                 model sent, so they own their data; take `{owned}` instead"
+            ),
+        );
+        return;
+    }
+    let mut finder = TraitObjectFinder(None);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    if let Some(object) = finder.0 {
+        cx.error_spanned_by(
+            object,
+            "a tool argument cannot be a trait object: its schema and its deserialisation need \
+             a concrete type; take an enum of the cases instead",
+        );
+    }
+}
+
+struct TraitObjectFinder(Option<syn::TypeTraitObject>);
+
+impl<'ast> syn::visit::Visit<'ast> for TraitObjectFinder {
+    fn visit_type_trait_object(&mut self, object: &'ast syn::TypeTraitObject) {
+        self.0.get_or_insert_with(|| object.clone());
+    }
+}
+
+/// A context parameter is filled by the server and never seen by the model, so what would
+/// describe it to the model has nowhere to go.
+fn check_context_param(cx: &Ctxt, param: &Param) {
+    for (span, key) in [
+        (param.arg.default.as_ref().map(|d| d.span), "default"),
+        (param.arg.rename.as_ref().map(|r| r.span), "rename"),
+        (
+            param.arg.description.as_ref().map(|d| d.span),
+            "description",
+        ),
+    ] {
+        if let Some(span) = span {
+            cx.error_at(
+                span,
+                format!(
+                    "`{key}` does not apply to a context parameter: it is filled from the call's \
+                     context (`CallContext`), not from the model's arguments, and is not part of \
+                     the schema"
+                ),
+            );
+        }
+    }
+    if param.doc.is_some() {
+        cx.error_spanned_by(
+            &param.pat,
+            "a context parameter is not shown to the model, so its doc comment would go nowhere: \
+             use a `//` comment",
+        );
+    }
+    for attr in &param.forwarded {
+        cx.error_spanned_by(
+            attr,
+            "a context parameter is not part of the schema, so schemars and serde attributes \
+             have no effect on it: remove this attribute",
+        );
     }
 }
 

@@ -24,7 +24,9 @@
 //! ```
 #![deny(missing_docs)]
 
+mod context;
 pub mod error;
+mod portable;
 pub mod schema;
 pub mod target;
 mod tool;
@@ -33,7 +35,12 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use context::{CallContext, ContextError, FromCallContext, State};
 pub use error::SchemaError;
+pub use portable::{
+    MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
+    UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
+};
 pub use target::{Rendering, Target, TargetTool};
 pub use tool::{Args, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
-pub use tooldef_macros::tool;
+pub use tooldef_macros::{Portable, tool};

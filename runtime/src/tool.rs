@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use schemars::Schema;
 use serde::de::DeserializeOwned;
 
+use crate::context::{CallContext, ContextError};
 use crate::target::{Rendering, render};
 use crate::{SchemaError, Target};
 
@@ -26,8 +27,13 @@ pub trait Tool: Send + Sync + 'static {
     /// The canonical definition, computed on first use and then kept for the process.
     fn definition(&self) -> &'static ToolDefinition;
 
-    /// Calls the function with deserialised arguments.
-    fn call(&self, args: Self::Args) -> impl Future<Output = Self::Output> + Send;
+    /// Calls the function with deserialised arguments; its context parameters are filled from
+    /// `context`, which fails only when the server did not provide what a parameter needs.
+    fn call(
+        &self,
+        args: Self::Args,
+        context: CallContext,
+    ) -> impl Future<Output = Result<Self::Output, ContextError>> + Send;
 }
 
 /// The whole-struct form of a tool's arguments: `Args(args): Args<SearchArgs>` takes the complete

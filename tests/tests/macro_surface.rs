@@ -4,7 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tooldef::{Args, Target, Tool, tool};
+use tooldef::{
+    Args, CallContext, ContextError, FromCallContext, Portable, State, Target, Tool, tool,
+};
 
 fn canonical<T: Tool>(tool: &T) -> Value {
     serde_json::to_value(tool.definition().input_schema()).unwrap()
@@ -47,7 +49,7 @@ fn parameters_become_properties_in_order_with_their_docs() {
 fn the_function_stays_callable_and_the_tool_calls_it() {
     assert_eq!(add(2, 3), 5);
     let args: AddArgs = serde_json::from_value(json!({"a": 2, "b": 40})).unwrap();
-    let output = block_on(Add.call(args));
+    let output = block_on(Add.call(args, CallContext::new())).unwrap();
     assert_eq!(output, 42);
 }
 
@@ -96,10 +98,13 @@ fn rustdoc_arguments_section_documents_parameters_and_leaves_the_description() {
     assert_eq!(hints.open_world_hint, Some(false));
     assert_eq!(hints.destructive_hint, None);
     let args: LookupArgs = serde_json::from_value(json!({"word": "Tee"})).unwrap();
-    assert_eq!(block_on(Lookup.call(args)), ["Tee (en)"]);
+    assert_eq!(
+        block_on(Lookup.call(args, CallContext::new())).unwrap(),
+        ["Tee (en)"]
+    );
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "lowercase")]
 enum Order {
     Asc,
@@ -151,13 +156,19 @@ fn renames_defaults_options_and_raw_identifiers() {
     assert!(!args.dedupe);
     assert_eq!(args.limit, None);
     assert_eq!(args.r#type, 1.5);
-    assert_eq!(block_on(Sort.call(args)), [1.0, 3.0, 3.0]);
+    assert_eq!(
+        block_on(Sort.call(args, CallContext::new())).unwrap(),
+        [1.0, 3.0, 3.0]
+    );
 
     let args: SortArgs = serde_json::from_value(
         json!({"values": [3.0, 1.0, 3.0], "sortOrder": "desc", "dedupe": true, "limit": 1}),
     )
     .unwrap();
-    assert_eq!(block_on(Sort.call(args)), [3.0]);
+    assert_eq!(
+        block_on(Sort.call(args, CallContext::new())).unwrap(),
+        [3.0]
+    );
 
     // Unknown arguments are refused, as the schema's `additionalProperties: false` says.
     let err = serde_json::from_value::<SortArgs>(json!({"values": [], "order": "desc"}))
@@ -168,7 +179,7 @@ fn renames_defaults_options_and_raw_identifiers() {
 }
 
 /// Search query.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "camelCase")]
 struct Query {
     /// Words to search for.
@@ -189,7 +200,7 @@ fn ten() -> u32 {
 }
 
 /// How to match.
-#[derive(Debug, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Serialize, Deserialize, JsonSchema, Portable)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Mode {
     /// Any word.
@@ -220,7 +231,10 @@ fn whole_struct_form_honours_serde_attributes() {
     assert_eq!(schema["properties"]["pageSize"]["default"], 10);
     assert_eq!(schema["required"], json!(["searchText"]));
     let args: Query = serde_json::from_value(json!({"searchText": "rust"})).unwrap();
-    assert_eq!(block_on(Search.call(args)), "rust / 10 / any");
+    assert_eq!(
+        block_on(Search.call(args, CallContext::new())).unwrap(),
+        "rust / 10 / any"
+    );
     // The function itself still takes `Args<Query>`.
     let direct = block_on(search(Args(Query {
         search_text: "x".into(),
@@ -241,7 +255,7 @@ fn a_tool_without_parameters_takes_an_empty_object() {
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["properties"], json!({}));
     let args: HelloArgs = serde_json::from_value(json!({})).unwrap();
-    block_on(Hello.call(args));
+    block_on(Hello.call(args, CallContext::new())).unwrap();
     let gemini = Hello.definition().to_json(Target::Gemini).unwrap();
     assert!(gemini.get("parameters").is_none(), "{gemini}");
 }
@@ -271,6 +285,7 @@ fn count_text() -> String {
     "1".into()
 }
 
+#[derive(Serialize)]
 struct NoSchema;
 
 /// Return something without a schema.
@@ -309,6 +324,54 @@ mod renamed {
 #[test]
 fn crate_path_can_be_given() {
     assert_eq!(renamed::Ping.definition().name(), "ping");
+}
+
+#[derive(Clone)]
+struct Greeting(String);
+
+/// Greet someone.
+#[tool]
+fn greet(
+    /// Who to greet.
+    name: String,
+    State(greeting): State<Greeting>,
+    call: CallContext,
+    #[context] call_id: CallIdOrNone,
+) -> String {
+    format!(
+        "{}, {name}! ({:?}, {})",
+        greeting.0,
+        call.call_id(),
+        call_id.0
+    )
+}
+
+/// A custom extractor.
+struct CallIdOrNone(String);
+
+impl FromCallContext for CallIdOrNone {
+    fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
+        Ok(CallIdOrNone(context.call_id().unwrap_or("none").to_owned()))
+    }
+}
+
+#[test]
+fn context_parameters_are_filled_from_the_call_context_and_not_in_the_schema() {
+    let schema = canonical(&Greet);
+    let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["name"]);
+    let context = CallContext::new()
+        .with_state(Greeting("Hello".into()))
+        .with_call_id("call_42");
+    let args: GreetArgs = serde_json::from_value(json!({"name": "Ada"})).unwrap();
+    assert_eq!(
+        block_on(Greet.call(args, context)).unwrap(),
+        "Hello, Ada! (Some(\"call_42\"), call_42)"
+    );
+    // Missing state is the server's mistake, reported as such.
+    let args: GreetArgs = serde_json::from_value(json!({"name": "Ada"})).unwrap();
+    let err = block_on(Greet.call(args, CallContext::new())).unwrap_err();
+    assert!(err.to_string().contains("Greeting"), "{err}");
 }
 
 /// Polls a future that never waits (the tools here do no I/O).

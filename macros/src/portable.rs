@@ -1,0 +1,155 @@
+//! `#[derive(Portable)]`: opts a type in to the portability checks, and checks its fields.
+//!
+//! The impl is unconditional (apart from the type's own parameters), and each field's type is
+//! asserted `Portable` in a separate function, spanned at the field: an error then points at the
+//! field at fault, and recursive types (`children: Vec<Node>`) do not send the trait solver round
+//! in a cycle, as where-clauses on the impl would.
+
+use proc_macro2::{TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Type};
+
+use crate::ctxt::Ctxt;
+
+/// Expands the derive.
+pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
+    let input: DeriveInput = syn::parse2(input)?;
+    let cx = Ctxt::default();
+    let krate = crate_path(&cx, &input.attrs);
+
+    let mut field_types: Vec<Type> = Vec::new();
+    match &input.data {
+        Data::Struct(data) => collect_fields(&cx, &data.fields, &mut field_types),
+        Data::Enum(data) => {
+            for variant in &data.variants {
+                if !skipped(&variant.attrs) {
+                    collect_fields(&cx, &variant.fields, &mut field_types);
+                }
+            }
+        }
+        Data::Union(data) => cx.error_spanned_by(
+            data.union_token,
+            "a union cannot be a tool argument: serde cannot deserialise one; use an enum",
+        ),
+    }
+    cx.check()?;
+
+    let ident = &input.ident;
+    let mut generics = input.generics.clone();
+    for param in generics.type_params_mut() {
+        param.bounds.push(syn::parse_quote!(#krate::Portable));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let checks = field_types.iter().map(|ty| {
+        quote_spanned! {ty.span()=>
+            #krate::__private::assert_portable::<#ty>();
+        }
+    });
+    Ok(quote! {
+        impl #impl_generics #krate::Portable for #ident #ty_generics #where_clause {}
+
+        const _: () = {
+            #[allow(dead_code, clippy::all)]
+            fn __tooldef_portable_checks #impl_generics () #where_clause {
+                #(#checks)*
+            }
+        };
+    })
+}
+
+/// The fields that reach the schema, each as the type its schema comes from.
+fn collect_fields(cx: &Ctxt, fields: &Fields, out: &mut Vec<Type>) {
+    for field in fields {
+        if skipped(&field.attrs) {
+            continue;
+        }
+        out.push(schema_type(cx, &field.attrs).unwrap_or_else(|| field.ty.clone()));
+    }
+}
+
+/// `#[serde(skip)]`, `#[serde(skip_deserializing)]` and `#[schemars(skip)]` keep a field (or a
+/// variant) out of the arguments, so it need not be portable.
+fn skipped(attrs: &[Attribute]) -> bool {
+    attrs.iter().any(|attr| {
+        let is_serde = attr.path().is_ident("serde");
+        (is_serde || attr.path().is_ident("schemars"))
+            && keys(attr)
+                .iter()
+                .any(|(key, _)| key == "skip" || (is_serde && key == "skip_deserializing"))
+    })
+}
+
+/// `#[schemars(with = "T")]`: the schema (and so the model's view) is `T`'s.
+fn schema_type(cx: &Ctxt, attrs: &[Attribute]) -> Option<Type> {
+    let with = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("schemars"))
+        .flat_map(keys)
+        .find_map(|(key, value)| (key == "with").then_some(value).flatten())?;
+    match with.parse::<Type>() {
+        Ok(ty) => Some(ty),
+        Err(err) => {
+            cx.syn_error(err);
+            None
+        }
+    }
+}
+
+/// The top-level `key` / `key = "value"` items of a list attribute. Other crates' grammars are
+/// theirs (`extend("format" = "date")`, `range(min = 1)`): items are split at top-level commas
+/// and only a leading identifier is read, so nothing they accept is refused here.
+fn keys(attr: &Attribute) -> Vec<(String, Option<LitStr>)> {
+    let Ok(list) = attr.meta.require_list() else {
+        return Vec::new();
+    };
+    let mut items: Vec<Vec<TokenTree>> = vec![Vec::new()];
+    for token in list.tokens.clone() {
+        match &token {
+            TokenTree::Punct(p) if p.as_char() == ',' => items.push(Vec::new()),
+            _ => {
+                if let Some(item) = items.last_mut() {
+                    item.push(token);
+                }
+            }
+        }
+    }
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let Some(TokenTree::Ident(key)) = item.first() else {
+                return None;
+            };
+            let value = match item.as_slice() {
+                [_, TokenTree::Punct(eq), TokenTree::Literal(lit)] if eq.as_char() == '=' => {
+                    syn::parse2::<LitStr>(lit.to_token_stream()).ok()
+                }
+                _ => None,
+            };
+            Some((key.to_string(), value))
+        })
+        .collect()
+}
+
+/// `#[portable(crate = "path")]` for a renamed `tooldef` dependency.
+fn crate_path(cx: &Ctxt, attrs: &[Attribute]) -> TokenStream {
+    let mut path = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("portable")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: LitStr = meta.value()?.parse()?;
+                path = Some(lit.parse::<syn::Path>()?);
+                Ok(())
+            } else {
+                Err(meta.error("unknown key in #[portable(…)]; the only key is `crate`"))
+            }
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+    }
+    match path {
+        Some(path) => quote!(#path),
+        None => quote!(::tooldef),
+    }
+}
