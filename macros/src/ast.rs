@@ -25,6 +25,8 @@ pub struct Param {
     pub arg: ArgAttrs,
     /// The `///` doc comment on the parameter.
     pub doc: Option<String>,
+    /// Where the doc comment is, for errors about it.
+    pub doc_span: Option<proc_macro2::Span>,
     /// Attributes handed on to the generated argument field (`#[schemars(…)]`, `#[serde(…)]`…).
     pub forwarded: Vec<Attribute>,
 }
@@ -80,6 +82,11 @@ impl Tool {
             let FnArg::Typed(typed) = input else { continue };
             let arg = ArgAttrs::parse(cx, &typed.attrs);
             let doc = docs::doc_text(&typed.attrs);
+            let doc_span = typed
+                .attrs
+                .iter()
+                .find(|a| a.path().is_ident("doc"))
+                .map(syn::spanned::Spanned::span);
             let forwarded = typed
                 .attrs
                 .iter()
@@ -106,6 +113,7 @@ impl Tool {
                 kind,
                 arg,
                 doc,
+                doc_span,
                 forwarded,
             });
         }

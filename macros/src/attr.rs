@@ -25,10 +25,10 @@ pub struct ToolAttrs {
     pub open_world: Option<bool>,
     pub strict: Option<Spanned<bool>>,
     pub crate_path: Option<Path>,
+    pub type_name: Option<syn::Ident>,
 }
 
-const TOOL_KEYS: &str =
-    "name, title, description, read_only, destructive, idempotent, open_world, strict, crate";
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, type_name, crate";
 
 impl ToolAttrs {
     /// Parses the tokens inside `#[tool(…)]`; problems go to `cx`.
@@ -50,19 +50,23 @@ impl ToolAttrs {
                     let value = bool_value(&meta)?;
                     set_once(cx, &mut attrs.strict, &meta, Spanned { value, span });
                 }
+                "type_name" => {
+                    let lit: LitStr = meta.value()?.parse()?;
+                    let ident = lit.parse::<syn::Ident>().map_err(|_| {
+                        syn::Error::new(
+                            lit.span(),
+                            "`type_name` must be a Rust type name, e.g. \"UploadTool\"",
+                        )
+                    })?;
+                    attrs.type_name = Some(ident);
+                }
                 "crate" => {
                     let lit: LitStr = meta.value()?.parse()?;
                     attrs.crate_path = Some(lit.parse()?);
                 }
                 _ => {
                     skip_value(&meta)?;
-                    cx.error_at(
-                        span,
-                        format!(
-                            "unknown key `{}` in #[tool(…)]; the keys are: {TOOL_KEYS}",
-                            quote::quote!(#key).to_string().replace(' ', "")
-                        ),
-                    );
+                    cx.error_at(span, unknown_key(&key, "tool", TOOL_KEYS));
                 }
             }
             Ok(())
@@ -112,14 +116,7 @@ impl ArgAttrs {
                     }
                     _ => {
                         skip_value(&meta)?;
-                        let key = &meta.path;
-                        cx.error_at(
-                            span,
-                            format!(
-                                "unknown key `{}` in #[arg(…)]; the keys are: {ARG_KEYS}",
-                                quote::quote!(#key).to_string().replace(' ', "")
-                            ),
-                        );
+                        cx.error_at(span, unknown_key(&meta.path, "arg", ARG_KEYS));
                     }
                 }
                 Ok(())
@@ -130,6 +127,43 @@ impl ArgAttrs {
         }
         out
     }
+}
+
+/// "unknown key `readonly` in #[tool(…)]: did you mean `read_only`? The keys are: …"
+fn unknown_key(key: &Path, attribute: &str, known: &str) -> String {
+    let key = quote::quote!(#key).to_string().replace(' ', "");
+    let suggestion = known
+        .split(", ")
+        .map(|k| (k, edit_distance(&normalise(&key), &normalise(k))))
+        .filter(|&(_, d)| d <= 2)
+        .min_by_key(|&(_, d)| d)
+        .map(|(k, _)| format!("did you mean `{k}`? "))
+        .unwrap_or_default();
+    format!("unknown key `{key}` in #[{attribute}(…)]: {suggestion}the keys are: {known}")
+}
+
+/// Case and separators do not make a different key: `readOnly`, `read-only` → `readonly`.
+fn normalise(key: &str) -> String {
+    key.chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Levenshtein distance, for "did you mean"; keys are a few characters long.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 fn string_value(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
@@ -183,4 +217,19 @@ fn skip_value(meta: &ParseNestedMeta) -> syn::Result<()> {
         meta.parse_nested_meta(|inner| skip_value(&inner))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn did_you_mean() {
+        let path: Path = syn::parse_quote!(readonly);
+        assert!(unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean `read_only`?"));
+        let path: Path = syn::parse_quote!(defualt);
+        assert!(unknown_key(&path, "arg", ARG_KEYS).contains("did you mean `default`?"));
+        let path: Path = syn::parse_quote!(colour);
+        assert!(!unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean"));
+    }
 }

@@ -36,7 +36,10 @@ fn expand(tool: &Tool) -> TokenStream {
     let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let fn_name = unraw(fn_ident);
-    let tool_ident = format_ident!("{}", fn_name.to_upper_camel_case(), span = fn_ident.span());
+    let tool_ident = match &tool.attrs.type_name {
+        Some(ident) => ident.clone(),
+        None => format_ident!("{}", fn_name.to_upper_camel_case(), span = fn_ident.span()),
+    };
 
     let (args_ty, args_item) = match whole_struct(tool) {
         Some(inner) => (quote!(#inner), TokenStream::new()),
@@ -287,11 +290,14 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
     }
 }
 
-/// `Result<T, E>` → `(T, Some(E))`; a one-parameter alias such as `io::Result<T>` → `(T, None)`.
-fn result_parts(ty: &Type) -> Option<(&Type, Option<&Type>)> {
+/// `Result<T, E>` → `(T, Some(E))`; a one-parameter alias such as `io::Result<T>` or
+/// `AppResult<T>` → `(T, None)`. A return type whose name ends in `Result` is taken to be a
+/// `std::result::Result` (the check `assert_result_error` confirms it), because a macro sees
+/// names, not types, and such aliases are how Rust code spells fallible returns.
+pub(crate) fn result_parts(ty: &Type) -> Option<(&Type, Option<&Type>)> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
-    if last.ident != "Result" {
+    if !last.ident.to_string().ends_with("Result") {
         return None;
     }
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else {

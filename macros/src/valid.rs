@@ -53,31 +53,10 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
     }
 }
 
-/// `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$`: a name every target accepts.
-fn is_portable_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    let first_ok = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-    first_ok
-        && name.len() <= MAX_NAME_CHARS
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
 fn check_name(cx: &Ctxt, tool: &Tool) {
     let name = tool.wire_name();
-    if is_portable_name(&name) {
+    let Some(why) = name_problem(&name) else {
         return;
-    }
-    let why = if name.len() > MAX_NAME_CHARS {
-        format!(
-            "it is {} characters long and OpenAI and Anthropic accept at most {MAX_NAME_CHARS}",
-            name.len()
-        )
-    } else {
-        "OpenAI and Anthropic accept only ASCII letters, digits, `_` and `-`, and Gemini needs a \
-         letter or `_` first"
-            .to_owned()
     };
     let message = format!(
         "the tool name `{name}` is not portable: {why}; choose a name matching \
@@ -90,6 +69,37 @@ fn check_name(cx: &Ctxt, tool: &Tool) {
             format!("{message}, with #[tool(name = \"…\")]"),
         ),
     }
+}
+
+/// Which rule of `^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$` a name breaks, and which target needs it.
+fn name_problem(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_owned());
+    }
+    if name.len() > MAX_NAME_CHARS {
+        return Some(format!(
+            "it is {} characters long and OpenAI and Anthropic accept at most {MAX_NAME_CHARS}",
+            name.len()
+        ));
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        let shown = if bad == ' ' {
+            "a space".to_owned()
+        } else {
+            format!("`{bad}`")
+        };
+        return Some(format!(
+            "it contains {shown}, and OpenAI and Anthropic accept only ASCII letters, digits, \
+             `_` and `-`"
+        ));
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return Some("Gemini needs a name to start with a letter or `_`".to_owned());
+    }
+    None
 }
 
 fn check_description(cx: &Ctxt, tool: &Tool) {
@@ -193,6 +203,7 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
         if let Some(wire) = param.wire_name() {
             if let Some(first) = wire_names.get(&wire) {
                 let first_name = quote::ToTokens::to_token_stream(&first.pat).to_string();
+                let this_name = quote::ToTokens::to_token_stream(&param.pat).to_string();
                 let span = param
                     .arg
                     .rename
@@ -202,8 +213,9 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                 cx.error_at(
                     span,
                     format!(
-                        "two parameters would both be the argument `{wire}` (the other is \
-                         `{first_name}`): give one another name with #[arg(rename = \"…\")]"
+                        "the parameters `{first_name}` and `{this_name}` would both be the \
+                         argument `{wire}`: give one of them another name with \
+                         #[arg(rename = \"…\")]"
                     ),
                 );
             } else {
@@ -275,9 +287,9 @@ fn check_context_param(cx: &Ctxt, param: &Param) {
             );
         }
     }
-    if param.doc.is_some() {
-        cx.error_spanned_by(
-            &param.pat,
+    if let Some(doc_span) = param.doc_span {
+        cx.error_at(
+            doc_span,
             "a context parameter is not shown to the model, so its doc comment would go nowhere: \
              use a `//` comment",
         );
@@ -324,7 +336,18 @@ fn check_argument_docs(cx: &Ctxt, tool: &Tool) {
 
 #[cfg(test)]
 mod tests {
-    use super::is_portable_name;
+    use super::name_problem;
+
+    fn is_portable_name(name: &str) -> bool {
+        name_problem(name).is_none()
+    }
+
+    #[test]
+    fn name_problems_say_which_rule() {
+        assert!(name_problem("fs.read").unwrap().contains("`.`"));
+        assert!(name_problem("a b").unwrap().contains("a space"));
+        assert!(name_problem("2fa").unwrap().contains("Gemini"));
+    }
 
     #[test]
     fn portable_names() {

@@ -153,7 +153,7 @@ tuples!(
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an argument of a portable tool",
     label = "a 128-bit integer",
-    note = "models and most JSON parsers use 64-bit integers or doubles, so large values would arrive rounded",
+    note = "Gemini's integers are at most `int64`, and models and most JSON parsers use 64-bit integers or doubles, so large values would arrive rounded",
     note = "take `u64`/`i64`, or a `String` of digits that you parse yourself"
 )]
 pub trait WideIntegersAreNotPortable<'a> {}
@@ -170,8 +170,8 @@ impl<'a> Portable for i128 where i128: WideIntegersAreNotPortable<'a> {}
 )]
 pub trait ReferencesAreNotPortable<'a> {}
 
-impl<'a, T: ?Sized> Portable for &T where for<'r> &'r T: ReferencesAreNotPortable<'a> {}
-impl<'a, T: ?Sized> Portable for &mut T where for<'r> &'r mut T: ReferencesAreNotPortable<'a> {}
+impl<'a, T: ?Sized> Portable for &'a T where &'a T: ReferencesAreNotPortable<'a> {}
+impl<'a, T: ?Sized> Portable for &'a mut T where &'a mut T: ReferencesAreNotPortable<'a> {}
 
 #[cfg(feature = "chrono")]
 mod chrono_types {

@@ -94,7 +94,20 @@ pub mod output {
 }
 
 /// Compile-time check that an argument type is [`Portable`](crate::Portable).
-pub const fn assert_portable<T: crate::Portable + ?Sized>() {}
+///
+/// The bound is on a wrapper so that the checked type is never the root of the obligation:
+/// rustc then reports the refused family's own message (`a map (…) cannot be…`) rather than
+/// `Portable`'s generic one, wherever the type sits.
+pub const fn assert_portable<T: ?Sized>()
+where
+    ToolArgument<T>: crate::Portable,
+{
+}
+
+/// A tool argument of type `T`; see [`assert_portable`].
+pub struct ToolArgument<T: ?Sized>(std::marker::PhantomData<T>);
+
+impl<T: crate::Portable + ?Sized> crate::Portable for ToolArgument<T> {}
 
 /// What a tool returns must become a tool result: a JSON value (any `Serialize`) or text.
 #[diagnostic::on_unimplemented(

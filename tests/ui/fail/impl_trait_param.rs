@@ -1,0 +1,9 @@
+use tooldef::tool;
+
+/// Echo.
+#[tool]
+fn echo(value: impl Into<String>) -> String {
+    value.into()
+}
+
+fn main() {}

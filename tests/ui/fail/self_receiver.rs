@@ -1,0 +1,13 @@
+use tooldef::tool;
+
+struct Counter;
+
+impl Counter {
+    /// Count.
+    #[tool]
+    fn count(&self, by: u32) -> u32 {
+        by
+    }
+}
+
+fn main() {}

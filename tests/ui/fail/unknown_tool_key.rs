@@ -1,0 +1,7 @@
+use tooldef::tool;
+
+/// Look.
+#[tool(readonly, titel = "Look")]
+fn look() {}
+
+fn main() {}

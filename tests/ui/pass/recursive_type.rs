@@ -1,0 +1,24 @@
+use schemars::JsonSchema;
+use serde::Deserialize;
+use tooldef::{Portable, tool};
+use tooldef::{Target, Tool};
+
+/// A tree of folders.
+#[derive(Deserialize, JsonSchema, Portable)]
+struct Folder {
+    name: String,
+    children: Vec<Folder>,
+    parent: Option<Box<Folder>>,
+}
+
+/// Create folders.
+#[tool]
+fn create(root: Folder) -> String {
+    root.name
+}
+
+fn main() {
+    // Fine for MCP and OpenAI; Gemini cannot inline a recursive type, which shows at runtime.
+    assert!(Create.definition().render(Target::Mcp).is_ok());
+    assert!(Create.definition().render(Target::Gemini).is_err());
+}
