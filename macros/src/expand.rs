@@ -27,19 +27,70 @@ pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
     }
 }
 
-fn expand(tool: &Tool) -> TokenStream {
-    let krate = match &tool.attrs.crate_path {
+/// What to emit beside errors: the function (minus the attributes only the macro reads) and a
+/// stand-in tool type implementing `Tool`, so that code using the tool still resolves. It never
+/// runs: the errors stop compilation.
+pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = crate::ast::strip_param_attributes(input.clone());
+    let Ok(func) = syn::parse2::<syn::ItemFn>(input) else {
+        return item;
+    };
+    let attrs = crate::attr::ToolAttrs::parse(&Ctxt::default(), args);
+    let krate = crate_path(&attrs);
+    let vis = &func.vis;
+    let tool_ident = tool_ident(&attrs, &func.sig.ident);
+    let name = unraw(&func.sig.ident);
+    quote! {
+        #item
+
+        #vis struct #tool_ident;
+
+        impl #krate::Tool for #tool_ident {
+            type Args = ();
+            type Output = ();
+            const NAME: &'static str = #name;
+            fn definition(&self) -> &'static #krate::ToolDefinition {
+                ::std::unreachable!("#[tool] reported a compile error")
+            }
+            fn call(
+                &self,
+                _: (),
+                _: #krate::CallContext,
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<(), #krate::ContextError>,
+            > + ::std::marker::Send {
+                async { ::std::result::Result::Ok(()) }
+            }
+        }
+    }
+}
+
+fn crate_path(attrs: &crate::attr::ToolAttrs) -> TokenStream {
+    match &attrs.crate_path {
         Some(path) => quote!(#path),
         None => quote!(::tooldef),
-    };
+    }
+}
+
+/// `get_weather` → `GetWeather`, unless `type_name` says otherwise.
+fn tool_ident(attrs: &crate::attr::ToolAttrs, fn_ident: &Ident) -> Ident {
+    match &attrs.type_name {
+        Some(ident) => ident.clone(),
+        None => format_ident!(
+            "{}",
+            unraw(fn_ident).to_upper_camel_case(),
+            span = fn_ident.span()
+        ),
+    }
+}
+
+fn expand(tool: &Tool) -> TokenStream {
+    let krate = crate_path(&tool.attrs);
     let func = &tool.func;
     let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let fn_name = unraw(fn_ident);
-    let tool_ident = match &tool.attrs.type_name {
-        Some(ident) => ident.clone(),
-        None => format_ident!("{}", fn_name.to_upper_camel_case(), span = fn_ident.span()),
-    };
+    let tool_ident = tool_ident(&tool.attrs, fn_ident);
 
     let (args_ty, args_item) = match whole_struct(tool) {
         Some(inner) => (quote!(#inner), TokenStream::new()),

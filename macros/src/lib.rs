@@ -22,14 +22,14 @@ use proc_macro::TokenStream;
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);
     let input = proc_macro2::TokenStream::from(input);
-    match expand::tool(args, input.clone()) {
+    match expand::tool(args.clone(), input.clone()) {
         Ok(tokens) => tokens.into(),
-        // Re-emit the item untouched beside the errors, so that rustc still type-checks the
-        // function and the user sees our errors, not a cascade of "cannot find function".
+        // Beside the errors, emit the function and a stand-in for the tool type, so that the
+        // user sees our errors and not a cascade of "cannot find function/type".
         Err(errors) => {
             let errors = errors.to_compile_error();
-            let item = ast::strip_param_attributes(input);
-            quote::quote!(#errors #item).into()
+            let fallback = expand::fallback(args, input);
+            quote::quote!(#errors #fallback).into()
         }
     }
 }
