@@ -5,7 +5,34 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooldef::{Args, Portable, Tool, ToolDefinition, tool};
+use tooldef::{Args, Portable, Tool, ToolDefinition, ToolSet, tool};
+
+/// Every showcase tool in one [`ToolSet`], in the order of [`definitions`].
+pub fn toolset() -> ToolSet {
+    ToolSet::builder()
+        .tool(GetServerTime)
+        .tool(GetWeather)
+        .tool(ConvertCurrency)
+        .tool(SearchFlights)
+        .tool(BookHotel)
+        .tool(PlanItinerary)
+        .tool(SetReminder)
+        .tool(SendMessage)
+        .tool(CancelBooking)
+        .build()
+        // The showcase's names are distinct; `toolset_has_every_tool` tests it.
+        .unwrap_or_else(|err| unreachable!("{err}"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn toolset_has_every_tool() {
+        let names: Vec<&str> = super::toolset().definitions().map(|d| d.name()).collect();
+        let expected: Vec<&str> = super::definitions().iter().map(|d| d.name()).collect();
+        assert_eq!(names, expected);
+    }
+}
 
 /// Every showcase tool's definition, in a fixed order.
 pub fn definitions() -> Vec<&'static ToolDefinition> {

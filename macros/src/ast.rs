@@ -151,13 +151,14 @@ pub fn unraw(ident: &Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-/// `State<T>` and `CallContext` are context without being marked (as axum's extractors are known
+/// `State<T>`, `CallContext` and `CancellationToken` are context without being marked (as axum's extractors are known
 /// by their types).
 fn is_context_type(ty: &Type) -> bool {
     let Type::Path(path) = ty else { return false };
     path.path.segments.last().is_some_and(|last| {
         (last.ident == "State" && matches!(last.arguments, PathArguments::AngleBracketed(_)))
-            || (last.ident == "CallContext" && last.arguments.is_none())
+            || ((last.ident == "CallContext" || last.ident == "CancellationToken")
+                && last.arguments.is_none())
     })
 }
 

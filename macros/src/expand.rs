@@ -52,6 +52,11 @@ pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
             fn definition(&self) -> &'static #krate::ToolDefinition {
                 ::std::unreachable!("#[tool] reported a compile error")
             }
+            fn output(
+                _: (),
+            ) -> ::std::result::Result<#krate::ReturnValue, ::std::string::String> {
+                ::std::unreachable!("#[tool] reported a compile error")
+            }
             fn call(
                 &self,
                 _: (),
@@ -118,7 +123,7 @@ fn expand(tool: &Tool) -> TokenStream {
         }
     }
     let checks = checks(tool, &krate);
-
+    let output_conversion = output_conversion(&func.sig.output, &krate);
     let output_ty = match &func.sig.output {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => quote!(#ty),
@@ -187,6 +192,12 @@ fn expand(tool: &Tool) -> TokenStream {
                         .strict(#strict)
                         .build()
                 })
+            }
+
+            fn output(
+                output: Self::Output,
+            ) -> ::std::result::Result<#krate::ReturnValue, ::std::string::String> {
+                #output_conversion
             }
 
             fn call(
@@ -287,10 +298,39 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
     }
 }
 
+/// `Tool::output`: the return value into a tool result, the `Err` of a `Result` into the tool's
+/// error message. The conversions are bounded by `IntoReturnValue` and `ToolErrorDisplay`, whose
+/// messages say what a tool may return, and spanned at the types, so this code is also the check
+/// of the return type.
+fn output_conversion(output: &ReturnType, krate: &TokenStream) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let ReturnType::Type(_, ty) = output else {
+        return quote!(#krate::IntoReturnValue::into_return_value(output));
+    };
+    match result_parts(ty) {
+        Some((ok, err)) => {
+            let into_value = quote_spanned! {ok.span()=>
+                #krate::IntoReturnValue::into_return_value(value)
+            };
+            let err_span = err.map_or_else(|| ty.span(), |e| e.span());
+            let message = quote_spanned! {err_span=> #private::error_message(&error) };
+            quote! {
+                match output {
+                    ::std::result::Result::Ok(value) => #into_value,
+                    ::std::result::Result::Err(error) => ::std::result::Result::Err(#message),
+                }
+            }
+        }
+        None => quote_spanned! {ty.span()=>
+            #krate::IntoReturnValue::into_return_value(output)
+        },
+    }
+}
+
 /// The checks that need types, as trait bounds whose `#[diagnostic::on_unimplemented]` messages
 /// say what is wrong and how to fix it, each spanned at the type it is about: arguments must be
-/// portable (unless `strict = false`), defaults must serialise, the return value must become a
-/// tool result.
+/// portable (unless `strict = false`) and defaults must serialise. (The return type is checked by
+/// the conversion in `Tool::output`.)
 fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
     let private = quote!(#krate::__private);
@@ -310,25 +350,6 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
             checks.push(quote_spanned! {argument_ty.span()=>
                 #private::assert_default_shown::<#argument_ty>();
             });
-        }
-    }
-    if let ReturnType::Type(_, ty) = &tool.func.sig.output {
-        match result_parts(ty) {
-            Some((ok, Some(err))) => {
-                checks.push(quote_spanned! {ok.span()=>
-                    #private::assert_tool_return::<#ok>();
-                });
-                checks.push(quote_spanned! {err.span()=>
-                    #private::assert_tool_error::<#err>();
-                });
-            }
-            Some((ok, None)) => checks.push(quote_spanned! {ty.span()=>
-                #private::assert_tool_return::<#ok>();
-                let _ = |result: &#ty| #private::assert_result_error(result);
-            }),
-            None => checks.push(quote_spanned! {ty.span()=>
-                #private::assert_tool_return::<#ty>();
-            }),
         }
     }
     quote! {

@@ -1,6 +1,7 @@
 //! Injected context: tool parameters that are not arguments, in the spirit of axum's extractors.
 //!
-//! A parameter of type [`State<T>`] or [`CallContext`], or any parameter marked `#[context]`
+//! A parameter of type [`State<T>`], [`CallContext`] or [`CancellationToken`], or any parameter
+//! marked `#[context]`
 //! whose type implements [`FromCallContext`], is filled from the call's context rather than from
 //! the model's arguments, and does not appear in the schema.
 
@@ -9,6 +10,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
+pub use tokio_util::sync::CancellationToken;
+
 /// What a call carries besides its arguments: application state and per-call metadata.
 ///
 /// Cheap to clone (reference-counted).
@@ -16,6 +19,7 @@ use std::sync::Arc;
 pub struct CallContext {
     call_id: Option<Arc<str>>,
     state: Arc<StateMap>,
+    cancellation: CancellationToken,
 }
 
 /// Application state by type. Cloning clones the `Arc`s, not the values.
@@ -44,6 +48,33 @@ impl CallContext {
     pub fn with_call_id(mut self, call_id: impl Into<Arc<str>>) -> CallContext {
         self.call_id = Some(call_id.into());
         self
+    }
+
+    /// Sets the token that tells the tool to stop (cancelled when the call times out, or when
+    /// the client cancels the request).
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> CallContext {
+        self.cancellation = token;
+        self
+    }
+
+    /// The token that says this call should stop.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// This context's state plus `call`'s call id, cancellation and state (which wins where both
+    /// have a value of one type).
+    pub(crate) fn merge_call(&self, call: CallContext) -> CallContext {
+        let mut state = (*self.state).clone();
+        state
+            .0
+            .extend(call.state.0.iter().map(|(k, v)| (*k, Arc::clone(v))));
+        CallContext {
+            call_id: call.call_id,
+            state: Arc::new(state),
+            cancellation: call.cancellation,
+        }
     }
 
     /// The id of this tool call, when the caller gave one.
@@ -88,6 +119,12 @@ impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
             .ok_or(ContextError::MissingState {
                 type_name: type_name::<T>(),
             })
+    }
+}
+
+impl FromCallContext for CancellationToken {
+    fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
+        Ok(context.cancellation.clone())
     }
 }
 

@@ -36,3 +36,180 @@ pub enum SchemaError {
         reference: String,
     },
 }
+
+/// Why a call failed. Each variant's `Display` is a message written for the model, saying what
+/// went wrong and what to do next; the fields carry the same facts for programs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolError {
+    /// No tool has this name.
+    #[error("{}", unknown_tool_message(.name, .suggestions, .available))]
+    UnknownTool {
+        /// The name the model asked for.
+        name: String,
+        /// The closest names that exist, best first.
+        suggestions: Vec<String>,
+        /// How many tools there are.
+        available: usize,
+    },
+    /// The arguments break the tool's schema, or are not JSON at all.
+    #[error("{}", invalid_arguments_message(.tool, .problems))]
+    InvalidArguments {
+        /// The tool called.
+        tool: String,
+        /// Every problem found, each with where it is.
+        problems: Vec<ArgumentProblem>,
+    },
+    /// The tool ran and returned an error (`Err` of its `Result`).
+    #[error("`{tool}` failed: {message}")]
+    Failed {
+        /// The tool called.
+        tool: String,
+        /// The tool's own error message.
+        message: String,
+    },
+    /// The tool panicked. The panic was caught; the tool set keeps working.
+    #[error(
+        "`{tool}` stopped with an internal error. This was not caused by the form of your \
+         arguments; do not retry it more than once with the same arguments"
+    )]
+    Panicked {
+        /// The tool called.
+        tool: String,
+        /// The panic's message, for logs (not shown to the model).
+        message: String,
+    },
+    /// The tool did not finish in time; its future was dropped.
+    #[error(
+        "`{tool}` did not finish within {} and was stopped. Try a smaller request, or go on \
+         without this result",
+        format_duration(.after)
+    )]
+    TimedOut {
+        /// The tool called.
+        tool: String,
+        /// The time limit.
+        after: std::time::Duration,
+    },
+    /// The server could not provide what the tool needs (its state, say): a configuration
+    /// mistake, not the model's.
+    #[error("`{tool}` is unavailable because of a server error; this was not caused by your call")]
+    Unavailable {
+        /// The tool called.
+        tool: String,
+        /// What was missing, for logs.
+        reason: String,
+    },
+}
+
+impl ToolError {
+    /// The tool named in the error (the requested name for [`ToolError::UnknownTool`]).
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolError::UnknownTool { name, .. } => name,
+            ToolError::InvalidArguments { tool, .. }
+            | ToolError::Failed { tool, .. }
+            | ToolError::Panicked { tool, .. }
+            | ToolError::TimedOut { tool, .. }
+            | ToolError::Unavailable { tool, .. } => tool,
+        }
+    }
+
+    /// Whether the model can fix this by calling differently (unknown tool, invalid arguments).
+    pub fn is_model_error(&self) -> bool {
+        matches!(
+            self,
+            ToolError::UnknownTool { .. } | ToolError::InvalidArguments { .. }
+        )
+    }
+}
+
+/// One problem with a call's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentProblem {
+    /// Where, as a JSON Pointer into the arguments (`""` is the whole object, `/days` a property,
+    /// `/stops/0/nights` a nested one).
+    pub pointer: String,
+    /// What is wrong and what was expected, with the value received (shortened).
+    pub message: String,
+}
+
+impl std::fmt::Display for ArgumentProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pointer.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "at `{}`: {}", self.pointer, self.message)
+        }
+    }
+}
+
+fn unknown_tool_message(name: &str, suggestions: &[String], available: &usize) -> String {
+    let shown = crate::describe_value::shorten(name, 80);
+    match suggestions {
+        [] if *available == 0 => {
+            format!("There is no tool named `{shown}`: no tools are available.")
+        }
+        [] => format!("There is no tool named `{shown}`. Call one of the tools you were given."),
+        [one] => format!("There is no tool named `{shown}`. Did you mean `{one}`?"),
+        many => format!(
+            "There is no tool named `{shown}`. Did you mean one of: {}?",
+            many.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn invalid_arguments_message(tool: &str, problems: &[ArgumentProblem]) -> String {
+    let mut message = format!("The arguments for `{tool}` are not valid:");
+    for problem in problems {
+        message.push_str("\n- ");
+        message.push_str(&problem.to_string());
+    }
+    message.push_str(&format!("\nCall `{tool}` again with corrected arguments."));
+    message
+}
+
+fn format_duration(duration: &std::time::Duration) -> String {
+    let millis = duration.as_millis();
+    if millis < 1000 {
+        format!("{millis} ms")
+    } else if millis % 1000 == 0 {
+        format!("{} s", millis / 1000)
+    } else {
+        format!("{:.1} s", duration.as_secs_f64())
+    }
+}
+
+/// Why a [`ToolSet`](crate::ToolSet) could not be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools have the same name; names are how models call tools, so they must be unique.
+    #[error(
+        "two tools are named `{name}`: `{first}` and `{second}`; rename one with \
+         #[tool(name = \"…\")]"
+    )]
+    DuplicateName {
+        /// The name both have.
+        name: String,
+        /// The first tool's Rust type.
+        first: &'static str,
+        /// The second tool's Rust type.
+        second: &'static str,
+    },
+}
+
+/// Why a tool list could not be rendered for a target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the tool `{tool}` cannot be listed for {target}: {source}")]
+pub struct ListError {
+    /// The tool that failed.
+    pub tool: String,
+    /// The target.
+    pub target: crate::Target,
+    /// Why.
+    pub source: SchemaError,
+}

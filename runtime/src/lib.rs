@@ -24,19 +24,25 @@
 //! ```
 #![deny(missing_docs)]
 
+mod arguments;
 mod context;
+mod describe_value;
 pub mod error;
+mod output;
 mod portable;
 pub mod schema;
 pub mod target;
 mod tool;
+mod toolset;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use context::{CallContext, ContextError, FromCallContext, State};
-pub use error::SchemaError;
+pub use arguments::{Arguments, Leniency, Limits};
+pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
+pub use error::{ArgumentProblem, BuildError, ListError, SchemaError, ToolError};
+pub use output::{Content, IntoReturnValue, ReturnValue, ToolOutput};
 pub use portable::{
     MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
@@ -44,3 +50,4 @@ pub use portable::{
 pub use target::{Rendering, Target, TargetTool};
 pub use tool::{Args, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
 pub use tooldef_macros::{Portable, tool};
+pub use toolset::{ToolSet, ToolSetBuilder};

@@ -109,30 +109,23 @@ pub struct ToolArgument<T: ?Sized>(std::marker::PhantomData<T>);
 
 impl<T: crate::Portable + ?Sized> crate::Portable for ToolArgument<T> {}
 
-/// What a tool returns must become a tool result: a JSON value (any `Serialize`) or text.
-#[diagnostic::on_unimplemented(
-    message = "a tool cannot return `{Self}`: its value cannot be turned into a tool result",
-    label = "does not implement `Serialize`",
-    note = "return a type that implements `Serialize` (derive it), or `Result<T, E>` with `T: Serialize` and `E: Display`"
-)]
-pub trait ToolReturnValue {}
-impl<T: serde::Serialize + ?Sized> ToolReturnValue for T {}
-
-/// Compile-time check of a tool's return value.
-pub const fn assert_tool_return<T: ToolReturnValue + ?Sized>() {}
-
 /// A tool's error is shown to the model, so it must be displayable.
 #[diagnostic::on_unimplemented(
     message = "a tool's error type `{Self}` must implement `Display`",
     label = "the model reads the error as text",
     note = "implement `Display` (thiserror's `#[derive(Error)]` does), or map the error into one that does"
 )]
-pub trait ToolErrorDisplay {}
-impl<T: std::fmt::Display + ?Sized> ToolErrorDisplay for T {}
+pub trait ToolErrorDisplay {
+    /// The error as text.
+    fn tool_error_message(&self) -> String;
+}
+impl<T: std::fmt::Display + ?Sized> ToolErrorDisplay for T {
+    fn tool_error_message(&self) -> String {
+        self.to_string()
+    }
+}
 
-/// Compile-time check of a tool's error type.
-pub const fn assert_tool_error<T: ToolErrorDisplay + ?Sized>() {}
-
-/// Compile-time check of the error type of a `Result` alias with one parameter
-/// (`anyhow::Result<T>`, `io::Result<T>`), whose error type the macro cannot name.
-pub fn assert_result_error<T, E: ToolErrorDisplay>(_: &Result<T, E>) {}
+/// A tool's error as the message shown to the model.
+pub fn error_message<E: ToolErrorDisplay + ?Sized>(error: &E) -> String {
+    error.tool_error_message()
+}

@@ -8,6 +8,7 @@ use schemars::Schema;
 use serde::de::DeserializeOwned;
 
 use crate::context::{CallContext, ContextError};
+use crate::output::ReturnValue;
 use crate::target::{Rendering, render};
 use crate::{SchemaError, Target};
 
@@ -34,6 +35,10 @@ pub trait Tool: Send + Sync + 'static {
         args: Self::Args,
         context: CallContext,
     ) -> impl Future<Output = Result<Self::Output, ContextError>> + Send;
+
+    /// Turns what the function returned into a return value, or into the tool's own error
+    /// message (`Err` of a `Result`, shown to the model as a failure).
+    fn output(output: Self::Output) -> Result<ReturnValue, String>;
 }
 
 /// The whole-struct form of a tool's arguments: `Args(args): Args<SearchArgs>` takes the complete

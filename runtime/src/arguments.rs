@@ -1,0 +1,604 @@
+//! The argument pipeline, before the tool's own types take over: limits, `null` as absent,
+//! leniency, validation against the schema the model was shown, and the problems found, each
+//! with its JSON Pointer.
+
+use std::borrow::Cow;
+
+use jsonschema::error::ValidationErrorKind;
+use serde_json::{Map, Value};
+
+use crate::ArgumentProblem;
+use crate::describe_value::{received, shorten, type_name};
+
+/// Arguments as a model or program gives them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments<'a> {
+    /// Already-parsed JSON.
+    Json(Cow<'a, Value>),
+    /// JSON text, as Chat Completions sends `function.arguments`.
+    Text(Cow<'a, str>),
+    /// JSON bytes, which may not even be UTF-8.
+    Bytes(Cow<'a, [u8]>),
+}
+
+impl From<Value> for Arguments<'static> {
+    fn from(value: Value) -> Self {
+        Arguments::Json(Cow::Owned(value))
+    }
+}
+
+impl<'a> From<&'a Value> for Arguments<'a> {
+    fn from(value: &'a Value) -> Self {
+        Arguments::Json(Cow::Borrowed(value))
+    }
+}
+
+impl<'a> From<&'a str> for Arguments<'a> {
+    fn from(text: &'a str) -> Self {
+        Arguments::Text(Cow::Borrowed(text))
+    }
+}
+
+impl From<String> for Arguments<'static> {
+    fn from(text: String) -> Self {
+        Arguments::Text(Cow::Owned(text))
+    }
+}
+
+impl<'a> From<&'a [u8]> for Arguments<'a> {
+    fn from(bytes: &'a [u8]) -> Self {
+        Arguments::Bytes(Cow::Borrowed(bytes))
+    }
+}
+
+impl From<Vec<u8>> for Arguments<'static> {
+    fn from(bytes: Vec<u8>) -> Self {
+        Arguments::Bytes(Cow::Owned(bytes))
+    }
+}
+
+/// Limits on the arguments of one call, checked before anything else. The defaults protect a
+/// server from a runaway or hostile client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes of JSON text accepted (default 1 MiB).
+    pub max_bytes: usize,
+    /// The deepest nesting of arrays and objects accepted (default 64).
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 1024 * 1024,
+            max_depth: 64,
+        }
+    }
+}
+
+/// Common model mistakes to forgive. Off by default: forgiving them hides a prompt or schema
+/// problem that is better fixed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Leniency {
+    /// Accept arguments double-encoded as a JSON string (`"{\"city\":\"Paris\"}"`).
+    pub double_encoded: bool,
+    /// Accept numbers and booleans sent as strings (`"3"`, `"true"`) where the schema wants a
+    /// number, integer or boolean.
+    pub stringly_typed: bool,
+}
+
+/// What one pass over JSON text tells without parsing it.
+pub(crate) struct Scan {
+    /// The deepest nesting of `[` and `{`.
+    pub depth: usize,
+    /// Whether a `null` literal appears outside strings.
+    pub has_null: bool,
+}
+
+/// One linear pass over the bytes, skipping strings. Malformed text is left to the parser.
+pub(crate) fn scan(bytes: &[u8]) -> Scan {
+    let (mut depth, mut max_depth, mut has_null) = (0usize, 0usize, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                max_depth = max_depth.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'n' => has_null = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    Scan {
+        depth: max_depth,
+        has_null,
+    }
+}
+
+/// The nesting depth of a parsed value (iterative: a hostile value must not overflow the stack).
+pub(crate) fn depth_of(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth + 1);
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
+}
+
+/// Problems with the text itself, before any schema.
+pub(crate) fn limit_problems(
+    len: Option<usize>,
+    depth: usize,
+    limits: &Limits,
+) -> Vec<ArgumentProblem> {
+    let mut problems = Vec::new();
+    if let Some(len) = len.filter(|&len| len > limits.max_bytes) {
+        problems.push(ArgumentProblem {
+            pointer: String::new(),
+            message: format!(
+                "the arguments are {len} bytes long; at most {} are accepted. Send less data",
+                limits.max_bytes
+            ),
+        });
+    }
+    if depth > limits.max_depth {
+        problems.push(ArgumentProblem {
+            pointer: String::new(),
+            message: format!(
+                "the arguments are nested {depth} levels deep; at most {} are accepted",
+                limits.max_depth
+            ),
+        });
+    }
+    problems
+}
+
+/// A JSON syntax error as a problem.
+pub(crate) fn syntax_problem(error: &serde_json::Error) -> ArgumentProblem {
+    let message = if error.is_eof() {
+        format!("the arguments are not complete JSON: they end too early ({error})")
+    } else if error.to_string().contains("recursion limit") {
+        "the arguments are nested too deeply".to_owned()
+    } else {
+        format!("the arguments are not valid JSON: {error}")
+    };
+    ArgumentProblem {
+        pointer: String::new(),
+        message,
+    }
+}
+
+/// The arguments must be an object; `null` or nothing at all counts as `{}` (models send both for
+/// tools without parameters).
+pub(crate) fn require_object(value: Value) -> Result<Map<String, Value>, ArgumentProblem> {
+    match value {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        other => Err(ArgumentProblem {
+            pointer: String::new(),
+            message: format!(
+                "the arguments must be a JSON object of named arguments, not {} ({})",
+                type_name(&other),
+                received(&other)
+            ),
+        }),
+    }
+}
+
+/// Double-encoded arguments (`"{\"a\":1}"`), decoded once.
+pub(crate) fn decode_double_encoded(value: Value) -> Value {
+    match value {
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(inner @ Value::Object(_)) => inner,
+            _ => Value::String(text),
+        },
+        other => other,
+    }
+}
+
+/// Walks `data` alongside `schema` (resolving local `$ref`s against `root`), calling `visit` on
+/// every object with the schema branches that describe it. Depth is bounded by the data.
+/// Called on each object met, with the schema branches that describe it.
+type ObjectVisitor<'v> = dyn FnMut(&mut Map<String, Value>, &[&Value]) + 'v;
+
+fn walk_objects(data: &mut Value, schema: &Value, root: &Value, visit: &mut ObjectVisitor<'_>) {
+    let branches = branches(schema, root);
+    match data {
+        Value::Object(map) => {
+            visit(map, &branches);
+            for (key, value) in map.iter_mut() {
+                if let Some(property) = branches
+                    .iter()
+                    .find_map(|b| b.get("properties").and_then(|p| p.get(key)))
+                {
+                    walk_objects(value, property, root, visit);
+                } else if let Some(additional) = branches
+                    .iter()
+                    .find_map(|b| b.get("additionalProperties").filter(|a| a.is_object()))
+                {
+                    walk_objects(value, additional, root, visit);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = branches.iter().find_map(|b| b.get("items")) {
+                for item in items {
+                    walk_objects(item, item_schema, root, visit);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The schemas that may describe a value: the schema itself (its `$ref` resolved) and the
+/// branches of its `anyOf`/`oneOf`/`allOf`, flattened.
+fn branches<'s>(schema: &'s Value, root: &'s Value) -> Vec<&'s Value> {
+    let mut out = Vec::new();
+    let mut pending = vec![schema];
+    // Bounded: a schema whose refs loop without data between them must not loop here.
+    let mut budget = 64;
+    while let Some(schema) = pending.pop() {
+        budget -= 1;
+        if budget == 0 {
+            break;
+        }
+        let schema = resolve(schema, root);
+        out.push(schema);
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(list) = schema.get(key).and_then(Value::as_array) {
+                pending.extend(list.iter().rev());
+            }
+        }
+    }
+    out
+}
+
+fn resolve<'s>(schema: &'s Value, root: &'s Value) -> &'s Value {
+    let mut schema = schema;
+    for _ in 0..16 {
+        match schema.get("$ref").and_then(Value::as_str) {
+            Some("#") => schema = root,
+            Some(reference) => match reference.strip_prefix('#').and_then(|p| root.pointer(p)) {
+                Some(target) => schema = target,
+                None => return schema,
+            },
+            None => return schema,
+        }
+    }
+    schema
+}
+
+/// `null` for a property that the schema makes optional means "absent": strict-mode models must
+/// send every property and send `null` for those they leave out, and the default must then
+/// apply. Properties that are required stay as sent (their `null` is an error, or a value).
+pub(crate) fn nulls_as_absent(data: &mut Value, schema: &Value) {
+    walk_objects(data, schema, schema, &mut |map, branches| {
+        map.retain(|key, value| !(value.is_null() && optional_in(key, branches)));
+    });
+}
+
+/// Whether some branch declares `key` and does not require it.
+fn optional_in(key: &str, branches: &[&Value]) -> bool {
+    branches.iter().any(|branch| {
+        let declared = branch.get("properties").and_then(|p| p.get(key)).is_some();
+        let required = branch
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|k| k == key));
+        declared && !required
+    })
+}
+
+/// `"3"` → `3` and `"true"` → `true` where the schema wants a number, integer or boolean.
+pub(crate) fn coerce_strings(data: &mut Value, schema: &Value) {
+    walk_objects(data, schema, schema, &mut |map, branches| {
+        for (key, value) in map.iter_mut() {
+            let Value::String(text) = value else { continue };
+            let Some(property) = branches
+                .iter()
+                .find_map(|b| b.get("properties").and_then(|p| p.get(key)))
+            else {
+                continue;
+            };
+            let wants = |t: &str| branches_of_type(property, schema).contains(&t);
+            let text = text.trim();
+            if wants("boolean") && (text == "true" || text == "false") {
+                *value = Value::Bool(text == "true");
+            } else if wants("integer") {
+                if let Ok(n) = text.parse::<i64>() {
+                    *value = n.into();
+                } else if let Ok(n) = text.parse::<u64>() {
+                    *value = n.into();
+                }
+            } else if wants("number") {
+                if let Some(n) = text
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                {
+                    *value = Value::Number(n);
+                }
+            }
+        }
+    });
+}
+
+fn branches_of_type<'s>(schema: &'s Value, root: &'s Value) -> Vec<&'s str> {
+    branches(schema, root)
+        .into_iter()
+        .flat_map(|b| match b.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        })
+        .collect()
+}
+
+/// A validation error as a problem for the model: where, what was expected, what was received.
+pub(crate) fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProblem {
+    let instance = error.instance();
+    let got = received(instance);
+    let message = match error.kind() {
+        ValidationErrorKind::Required { property } => {
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
+            format!("the required argument `{name}` is missing")
+        }
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            let names: Vec<String> = unexpected
+                .iter()
+                .map(|n| format!("`{}`", shorten(n, 40)))
+                .collect();
+            format!(
+                "unknown {} {}: remove {}",
+                if names.len() == 1 {
+                    "property"
+                } else {
+                    "properties"
+                },
+                names.join(", "),
+                if names.len() == 1 { "it" } else { "them" }
+            )
+        }
+        ValidationErrorKind::Type { .. } => {
+            let expected = error.to_string();
+            let expected = expected
+                .split(" is not of type ")
+                .nth(1)
+                .map_or_else(|| "another type".to_owned(), |t| t.replace('"', "`"));
+            format!("expected {expected}, got {} ({got})", type_name(instance))
+        }
+        ValidationErrorKind::Enum { options } => {
+            format!(
+                "must be one of {}, got {got}",
+                shorten(&options.to_string(), 300)
+            )
+        }
+        ValidationErrorKind::Constant { expected_value } => {
+            format!("must be {expected_value}, got {got}")
+        }
+        ValidationErrorKind::Minimum { limit } => format!("must be at least {limit}, got {got}"),
+        ValidationErrorKind::Maximum { limit } => format!("must be at most {limit}, got {got}"),
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("must be greater than {limit}, got {got}")
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            format!("must be less than {limit}, got {got}")
+        }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("must be a multiple of {multiple_of}, got {got}")
+        }
+        ValidationErrorKind::MinLength { limit } => format!(
+            "must be at least {limit} characters long, got {} characters",
+            instance.as_str().map_or(0, |s| s.chars().count())
+        ),
+        ValidationErrorKind::MaxLength { limit } => format!(
+            "must be at most {limit} characters long, got {} characters",
+            instance.as_str().map_or(0, |s| s.chars().count())
+        ),
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("must match the regular expression `{pattern}`, got {got}")
+        }
+        ValidationErrorKind::Format { format } => format!("must be a valid `{format}`, got {got}"),
+        ValidationErrorKind::MinItems { limit } => format!(
+            "must have at least {limit} item{}, got {}",
+            if *limit == 1 { "" } else { "s" },
+            instance.as_array().map_or(0, Vec::len)
+        ),
+        ValidationErrorKind::MaxItems { limit } => format!(
+            "must have at most {limit} item{}, got {}",
+            if *limit == 1 { "" } else { "s" },
+            instance.as_array().map_or(0, Vec::len)
+        ),
+        ValidationErrorKind::UniqueItems => "the items must be unique".to_owned(),
+        ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
+            format!("matches none of the allowed shapes, got {got}")
+        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => {
+            format!("matches more than one allowed shape, got {got}")
+        }
+        _ => shorten(&error.to_string(), 200),
+    };
+    ArgumentProblem {
+        pointer: error.instance_path().as_str().to_owned(),
+        message,
+    }
+}
+
+/// A deserialisation error as a problem, with the path serde_path_to_error found.
+pub(crate) fn deserialize_problem(
+    path: &serde_path_to_error::Path,
+    error: &serde_json::Error,
+) -> ArgumentProblem {
+    let pointer = path_to_pointer(path);
+    let text = error.to_string();
+    // serde_json appends " at line 1 column 12", which says nothing in a one-line argument object.
+    let text = text.split(" at line ").next().unwrap_or(&text);
+    ArgumentProblem {
+        pointer,
+        message: shorten(text, 300),
+    }
+}
+
+fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => pointer.push_str(&format!("/{index}")),
+            Segment::Map { key } => {
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Enum { variant } => {
+                pointer.push('/');
+                pointer.push_str(variant);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+/// Whether deserialising the tool's argument type already enforces every rule of its schema, so
+/// that validating a parsed `Value` first would check nothing new. True only for a closed object
+/// (`deny_unknown_fields`) of strings, booleans, integers (with no bounds but those their Rust
+/// type implies), numbers, `Option`s and arrays of those: serde checks each of these exactly.
+pub(crate) fn serde_enforces_schema(canonical: &Value) -> bool {
+    let root = canonical;
+    root.get("additionalProperties") == Some(&Value::Bool(false))
+        && root.get("type") == Some(&Value::from("object"))
+        && root.as_object().is_some_and(|o| {
+            o.keys().all(|k| {
+                matches!(
+                    k.as_str(),
+                    "type" | "properties" | "required" | "additionalProperties" | "description"
+                )
+            })
+        })
+        && root
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| props.values().all(|p| plain_value(p, 0)))
+}
+
+/// A scalar (or array of scalars) whose only constraints are those its Rust type implies.
+fn plain_value(schema: &Value, depth: usize) -> bool {
+    let Some(object) = schema.as_object() else {
+        return false;
+    };
+    let types: Vec<&str> = match object.get("type") {
+        Some(Value::String(t)) => vec![t],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return false,
+    };
+    let format = object.get("format").and_then(Value::as_str);
+    object.iter().all(|(key, value)| match key.as_str() {
+        "type" | "description" | "default" | "title" => true,
+        "format" => {
+            matches!(value.as_str(), Some("float" | "double")) || implied_bounds(format).is_some()
+        }
+        "minimum" => implied_bounds(format).is_some_and(|(min, _)| value.as_f64() == Some(min)),
+        "maximum" => implied_bounds(format).is_some_and(|(_, max)| value.as_f64() == Some(max)),
+        "items" => depth == 0 && types.contains(&"array") && plain_value(value, depth + 1),
+        _ => false,
+    }) && types.iter().all(|t| {
+        matches!(
+            *t,
+            "string" | "boolean" | "integer" | "number" | "null" | "array"
+        )
+    })
+}
+
+/// The bounds schemars writes for a Rust integer type, which deserialising that type enforces.
+fn implied_bounds(format: Option<&str>) -> Option<(f64, f64)> {
+    Some(match format? {
+        "uint8" => (0.0, f64::from(u8::MAX)),
+        "uint16" => (0.0, f64::from(u16::MAX)),
+        "uint32" => (0.0, f64::from(u32::MAX)),
+        "uint64" | "uint" => (0.0, f64::MAX),
+        "int8" => (f64::from(i8::MIN), f64::from(i8::MAX)),
+        "int16" => (f64::from(i16::MIN), f64::from(i16::MAX)),
+        "int32" => (f64::from(i32::MIN), f64::MAX),
+        "int64" | "int" => (f64::MIN, f64::MAX),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scan_skips_strings() {
+        let s = scan(br#"{"a": "[[[null", "b": [[1]]}"#);
+        assert_eq!(s.depth, 3);
+        assert!(!s.has_null);
+        assert!(scan(br#"{"a": null}"#).has_null);
+        assert!(scan(br#"{"a": "\"", "b": null}"#).has_null);
+    }
+
+    #[test]
+    fn depth_of_values() {
+        assert_eq!(depth_of(&json!(1)), 0);
+        assert_eq!(depth_of(&json!({"a": [1, {"b": []}]})), 4);
+    }
+
+    #[test]
+    fn nulls_become_absent_only_where_optional() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer"},
+                "b": {"type": ["integer", "null"]},
+                "nested": {"$ref": "#/$defs/N"},
+                "list": {"type": "array", "items": {"$ref": "#/$defs/N"}}
+            },
+            "required": ["a"],
+            "$defs": {"N": {"type": "object", "properties": {"x": {"type": "string"}, "y": {"type": "string"}}, "required": ["x"]}}
+        });
+        let mut data = json!({"a": null, "b": null, "nested": {"x": null, "y": null}, "list": [{"x": "1", "y": null}]});
+        nulls_as_absent(&mut data, &schema);
+        assert_eq!(
+            data,
+            json!({"a": null, "nested": {"x": null}, "list": [{"x": "1"}]})
+        );
+    }
+
+    #[test]
+    fn strings_coerced_only_where_the_schema_wants_numbers_or_booleans() {
+        let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}, "f": {"type": ["number", "null"]}, "b": {"type": "boolean"}, "s": {"type": "string"}}});
+        let mut data = json!({"n": "3", "f": "1.5", "b": "true", "s": "4"});
+        coerce_strings(&mut data, &schema);
+        assert_eq!(data, json!({"n": 3, "f": 1.5, "b": true, "s": "4"}));
+    }
+
+    #[test]
+    fn plain_schemas_need_no_separate_validation() {
+        let plain = json!({"type": "object", "properties": {"a": {"type": "integer", "format": "int64"}, "b": {"type": ["string", "null"]}, "c": {"type": "integer", "format": "uint32", "minimum": 0}}, "additionalProperties": false, "required": ["a"]});
+        assert!(serde_enforces_schema(&plain));
+        let ranged = json!({"type": "object", "properties": {"d": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 14}}, "additionalProperties": false});
+        assert!(!serde_enforces_schema(&ranged));
+        let open = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        assert!(!serde_enforces_schema(&open));
+        let nested = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "additionalProperties": false});
+        assert!(!serde_enforces_schema(&nested));
+    }
+}

@@ -1,0 +1,70 @@
+//! Short renderings of values received from a model, for error messages: a 10 MB string must not
+//! come back in full.
+
+use serde_json::Value;
+
+/// At most this many characters of a received value are quoted back.
+const QUOTE_CHARS: usize = 60;
+
+/// `s` cut to `max` characters (on a character boundary), with `…` and the full length when cut.
+pub(crate) fn shorten(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        None => s.to_owned(),
+        Some((cut, _)) => format!("{}… ({} characters)", &s[..cut], s.chars().count()),
+    }
+}
+
+/// A received value as the model sent it, shortened: `"Paris"`, `30`, `an object`, `an array
+/// of 3 items`.
+pub(crate) fn received(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => format!("\"{}\"", shorten(s, QUOTE_CHARS)),
+        Value::Array(items) => match items.len() {
+            1 => "an array of 1 item".to_owned(),
+            n => format!("an array of {n} items"),
+        },
+        Value::Object(map) => match map.len() {
+            0 => "an empty object".to_owned(),
+            _ => "an object".to_owned(),
+        },
+    }
+}
+
+/// The JSON type of a value, in words.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a number",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn long_strings_are_cut_on_a_char_boundary() {
+        let s = "é".repeat(100);
+        let short = shorten(&s, 10);
+        assert!(short.starts_with(&"é".repeat(10)));
+        assert!(short.ends_with("(100 characters)"));
+        assert_eq!(shorten("abc", 10), "abc");
+    }
+
+    #[test]
+    fn received_values() {
+        assert_eq!(received(&json!("x")), "\"x\"");
+        assert_eq!(received(&json!([1, 2])), "an array of 2 items");
+        assert_eq!(received(&json!({})), "an empty object");
+        assert_eq!(type_name(&json!(1.5)), "a number");
+    }
+}

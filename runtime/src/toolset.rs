@@ -1,0 +1,598 @@
+//! [`ToolSet`]: tools registered once, listed for any target, and called by name.
+
+use std::any::type_name;
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::arguments::{
+    self, Arguments, Leniency, Limits, deserialize_problem, limit_problems, syntax_problem,
+};
+use crate::context::{CallContext, ContextError};
+use crate::output::{ReturnValue, ToolOutput};
+use crate::{ArgumentProblem, BuildError, ListError, Target, Tool, ToolDefinition, ToolError};
+
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A started call: the function's result, or the context it could not get.
+type Invocation<'a> = BoxFuture<'a, Result<Result<ReturnValue, String>, ContextError>>;
+
+/// A set of tools, built once and then shared: cloning is cheap, and it is `Send + Sync`.
+///
+/// ```
+/// # use tooldef::{ToolSet, Target, tool};
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # tokio_test_block_on(async {
+/// let tools = ToolSet::builder().tool(Add).build().unwrap();
+/// let listed = tools.list(Target::ChatCompletions).unwrap();
+/// assert_eq!(listed[0]["function"]["name"], "add");
+/// let output = tools.call("add", r#"{"a": 2, "b": 40}"#).await.unwrap();
+/// assert_eq!(output.to_text(), "42");
+/// # });
+/// # fn tokio_test_block_on<F: std::future::Future>(f: F) -> F::Output {
+/// #     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct ToolSet {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    entries: Vec<Entry>,
+    index: HashMap<&'static str, usize>,
+    context: CallContext,
+    config: Config,
+    listings: [OnceLock<Result<Arc<[Value]>, ListError>>; Target::ALL.len()],
+}
+
+#[derive(Clone, Copy)]
+struct Config {
+    limits: Limits,
+    leniency: Leniency,
+    validate: bool,
+    timeout: Option<Duration>,
+}
+
+struct Entry {
+    tool: Box<dyn DynTool>,
+    timeout: Option<Duration>,
+    checks: OnceLock<Checks>,
+}
+
+/// What a tool's arguments are checked with, prepared on its first call.
+struct Checks {
+    /// The input schema the model was shown (the MCP rendering: full JSON Schema, `$ref`s
+    /// inlined, objects closed), which `null`-as-absent walks.
+    shown: Value,
+    /// The validator for `shown`; `None` when deserialising already enforces all of it, or when
+    /// validation is off.
+    validator: Option<Result<jsonschema::Validator, String>>,
+}
+
+impl ToolSet {
+    /// Starts a tool set.
+    pub fn builder() -> ToolSetBuilder {
+        ToolSetBuilder {
+            entries: Vec::new(),
+            context: CallContext::new(),
+            config: Config {
+                limits: Limits::default(),
+                leniency: Leniency::default(),
+                validate: true,
+                timeout: None,
+            },
+        }
+    }
+
+    /// The tools' definitions, in the order they were added.
+    pub fn definitions(&self) -> impl Iterator<Item = &'static ToolDefinition> + '_ {
+        self.inner.entries.iter().map(|e| e.tool.definition())
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.inner.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.inner.entries.is_empty()
+    }
+
+    /// The definition of the tool `name`.
+    pub fn definition(&self, name: &str) -> Option<&'static ToolDefinition> {
+        self.inner
+            .index
+            .get(name)
+            .map(|&i| self.inner.entries[i].tool.definition())
+    }
+
+    /// Every tool rendered for `target`, in the order they were added. Computed once per target;
+    /// later calls return the same list without any schema work.
+    pub fn list(&self, target: Target) -> Result<Arc<[Value]>, ListError> {
+        self.inner.listings[target as usize]
+            .get_or_init(|| {
+                self.definitions()
+                    .map(|definition| {
+                        definition.to_json(target).map_err(|source| ListError {
+                            tool: definition.name().to_owned(),
+                            target,
+                            source,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(Arc::from)
+            })
+            .clone()
+    }
+
+    /// Calls the tool `name` with arguments as JSON text, bytes or a value.
+    pub async fn call<'a>(
+        &self,
+        name: &str,
+        arguments: impl Into<Arguments<'a>>,
+    ) -> Result<ToolOutput, ToolError> {
+        self.call_with(name, arguments, CallContext::new()).await
+    }
+
+    /// Calls the tool `name`, with per-call context (call id, cancellation) added to the set's
+    /// state.
+    pub async fn call_with<'a>(
+        &self,
+        name: &str,
+        arguments: impl Into<Arguments<'a>>,
+        call: CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let entry = self.entry(name)?;
+        let context = self.inner.context.merge_call(call);
+        let definition = entry.tool.definition();
+        let arguments = arguments.into();
+        // A `Deserialize` impl of the tool's types may panic: that must not escape either.
+        let prepared = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            self.prepare(entry, arguments, context.clone())
+        }));
+        let invocation = match prepared {
+            Ok(Ok(invocation)) => invocation,
+            Ok(Err(problems)) => {
+                return Err(ToolError::InvalidArguments {
+                    tool: definition.name().to_owned(),
+                    problems,
+                });
+            }
+            Err(panic) => return Err(panicked(definition, panic.as_ref())),
+        };
+        self.run(entry, definition, invocation, context).await
+    }
+
+    /// Calls a tool with arguments already typed: no parsing or validation, but the same
+    /// context, time limit, panic safety and output handling as [`ToolSet::call`]. The tool need
+    /// not be in the set.
+    pub async fn call_typed<T: Tool>(
+        &self,
+        tool: &T,
+        args: T::Args,
+        call: CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let context = self.inner.context.merge_call(call);
+        let definition = tool.definition();
+        let timeout = self
+            .inner
+            .index
+            .get(definition.name())
+            .and_then(|&i| self.inner.entries[i].timeout)
+            .or(self.inner.config.timeout);
+        run_invocation(
+            definition,
+            invoke(tool, args, context.clone()),
+            context,
+            timeout,
+        )
+        .await
+    }
+
+    fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
+        match self.inner.index.get(name) {
+            Some(&i) => Ok(&self.inner.entries[i]),
+            None => Err(ToolError::UnknownTool {
+                name: name.to_owned(),
+                suggestions: self.suggestions(name),
+                available: self.inner.entries.len(),
+            }),
+        }
+    }
+
+    /// Up to three names close to `name`, closest first.
+    fn suggestions(&self, name: &str) -> Vec<String> {
+        let wanted = name.to_lowercase();
+        let mut scored: Vec<(f64, &str)> = self
+            .definitions()
+            .map(|d| {
+                (
+                    strsim::jaro_winkler(&wanted, &d.name().to_lowercase()),
+                    d.name(),
+                )
+            })
+            .filter(|(score, _)| *score >= 0.8)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored
+            .into_iter()
+            .take(3)
+            .map(|(_, n)| n.to_owned())
+            .collect()
+    }
+
+    /// The argument pipeline: limits → JSON → `null` as absent → leniency → validation →
+    /// deserialisation. Returns the started call, or every problem found.
+    fn prepare<'s>(
+        &'s self,
+        entry: &'s Entry,
+        arguments: Arguments<'_>,
+        context: CallContext,
+    ) -> Result<Invocation<'s>, Vec<ArgumentProblem>> {
+        let config = &self.inner.config;
+        let checks = entry.checks(config.validate);
+        let value = match arguments {
+            Arguments::Json(value) => {
+                let problems = limit_problems(None, arguments::depth_of(&value), &config.limits);
+                if !problems.is_empty() {
+                    return Err(problems);
+                }
+                value.into_owned()
+            }
+            Arguments::Text(text) => {
+                return self.prepare_bytes(entry, checks, text.as_bytes(), context);
+            }
+            Arguments::Bytes(bytes) => return self.prepare_bytes(entry, checks, &bytes, context),
+        };
+        self.prepare_value(entry, checks, value, context)
+    }
+
+    fn prepare_bytes<'s>(
+        &'s self,
+        entry: &'s Entry,
+        checks: &Checks,
+        bytes: &[u8],
+        context: CallContext,
+    ) -> Result<Invocation<'s>, Vec<ArgumentProblem>> {
+        let config = &self.inner.config;
+        let scan = arguments::scan(bytes);
+        let problems = limit_problems(Some(bytes.len()), scan.depth, &config.limits);
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let trimmed = bytes.trim_ascii();
+        if trimmed.is_empty() {
+            return self.prepare_value(entry, checks, Value::Null, context);
+        }
+        // The fast path: straight from the text into the tool's argument type, when that alone
+        // enforces the schema and nothing needs rewriting first.
+        let lenient = config.leniency.double_encoded || config.leniency.stringly_typed;
+        if checks.validator.is_none()
+            && !scan.has_null
+            && !lenient
+            && trimmed.first() == Some(&b'{')
+        {
+            return entry
+                .tool
+                .start_from_slice(trimmed, context)
+                .map_err(|p| vec![p]);
+        }
+        let value: Value = serde_json::from_slice(trimmed).map_err(|e| vec![syntax_problem(&e)])?;
+        self.prepare_value(entry, checks, value, context)
+    }
+
+    fn prepare_value<'s>(
+        &'s self,
+        entry: &'s Entry,
+        checks: &Checks,
+        value: Value,
+        context: CallContext,
+    ) -> Result<Invocation<'s>, Vec<ArgumentProblem>> {
+        let leniency = self.inner.config.leniency;
+        let value = if leniency.double_encoded {
+            arguments::decode_double_encoded(value)
+        } else {
+            value
+        };
+        let mut value = Value::Object(arguments::require_object(value).map_err(|p| vec![p])?);
+        arguments::nulls_as_absent(&mut value, &checks.shown);
+        if leniency.stringly_typed {
+            arguments::coerce_strings(&mut value, &checks.shown);
+        }
+        match &checks.validator {
+            Some(Ok(validator)) => {
+                let problems: Vec<ArgumentProblem> = validator
+                    .iter_errors(&value)
+                    .map(|e| arguments::validation_problem(&e))
+                    .collect();
+                if !problems.is_empty() {
+                    return Err(problems);
+                }
+            }
+            Some(Err(reason)) => {
+                return Err(vec![ArgumentProblem {
+                    pointer: String::new(),
+                    message: format!("the server cannot check these arguments: {reason}"),
+                }]);
+            }
+            None => {}
+        }
+        entry
+            .tool
+            .start_from_value(&value, context)
+            .map_err(|p| vec![p])
+    }
+
+    async fn run(
+        &self,
+        entry: &Entry,
+        definition: &'static ToolDefinition,
+        invocation: Invocation<'_>,
+        context: CallContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let timeout = entry.timeout.or(self.inner.config.timeout);
+        run_invocation(definition, invocation, context, timeout).await
+    }
+}
+
+/// Runs a started call: within its time limit, with panics caught, its return value turned into
+/// output as its definition says.
+async fn run_invocation(
+    definition: &'static ToolDefinition,
+    invocation: Invocation<'_>,
+    context: CallContext,
+    timeout: Option<Duration>,
+) -> Result<ToolOutput, ToolError> {
+    let tool = || definition.name().to_owned();
+    let guarded = AssertUnwindSafe(invocation).catch_unwind();
+    let finished = match timeout {
+        Some(limit) => match tokio::time::timeout(limit, guarded).await {
+            Ok(finished) => finished,
+            Err(_) => {
+                // The future is dropped here; tell anything it spawned to stop too.
+                context.cancellation().cancel();
+                return Err(ToolError::TimedOut {
+                    tool: tool(),
+                    after: limit,
+                });
+            }
+        },
+        None => guarded.await,
+    };
+    match finished {
+        Err(panic) => Err(panicked(definition, panic.as_ref())),
+        Ok(Err(reason)) => Err(ToolError::Unavailable {
+            tool: tool(),
+            reason: reason.to_string(),
+        }),
+        Ok(Ok(Err(message))) => Err(ToolError::Failed {
+            tool: tool(),
+            message,
+        }),
+        Ok(Ok(Ok(ReturnValue::Output(output)))) => Ok(output),
+        Ok(Ok(Ok(ReturnValue::Json(value)))) => Ok(ToolOutput::json(
+            value,
+            definition.output_schema().is_some(),
+        )),
+    }
+}
+
+fn panicked(definition: &ToolDefinition, panic: &(dyn std::any::Any + Send)) -> ToolError {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+    ToolError::Panicked {
+        tool: definition.name().to_owned(),
+        message,
+    }
+}
+
+impl Entry {
+    fn checks(&self, validate: bool) -> &Checks {
+        self.checks.get_or_init(|| {
+            let definition = self.tool.definition();
+            let shown = definition
+                .to_json(Target::Mcp)
+                .ok()
+                .and_then(|mut mcp| mcp.get_mut("inputSchema").map(Value::take))
+                .unwrap_or_else(|| definition.input_schema().as_value().clone());
+            let needed =
+                validate && !arguments::serde_enforces_schema(definition.input_schema().as_value());
+            let validator =
+                needed.then(|| jsonschema::draft202012::new(&shown).map_err(|err| err.to_string()));
+            Checks { shown, validator }
+        })
+    }
+}
+
+/// Builds a [`ToolSet`]; see [`ToolSet::builder`].
+#[must_use]
+pub struct ToolSetBuilder {
+    entries: Vec<Entry>,
+    context: CallContext,
+    config: Config,
+}
+
+impl ToolSetBuilder {
+    /// Adds a tool.
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        self.entries.push(Entry {
+            tool: Box::new(tool),
+            timeout: None,
+            checks: OnceLock::new(),
+        });
+        self
+    }
+
+    /// Adds a tool with its own time limit, which overrides the set's.
+    pub fn tool_with_timeout<T: Tool>(mut self, tool: T, timeout: Duration) -> Self {
+        self = self.tool(tool);
+        if let Some(entry) = self.entries.last_mut() {
+            entry.timeout = Some(timeout);
+        }
+        self
+    }
+
+    /// Application state, reachable from tools through `State<S>` parameters.
+    pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
+        self.context = self.context.with_state(state);
+        self
+    }
+
+    /// Limits on each call's arguments (default: 1 MiB, depth 64).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+
+    /// Model mistakes to forgive (default: none).
+    pub fn leniency(mut self, leniency: Leniency) -> Self {
+        self.config.leniency = leniency;
+        self
+    }
+
+    /// Whether to validate arguments against the schema the model was shown (default: yes).
+    /// Without it, only what deserialising the argument types checks is checked.
+    pub fn validation(mut self, validate: bool) -> Self {
+        self.config.validate = validate;
+        self
+    }
+
+    /// A time limit for every call (default: none). Needs a Tokio runtime with its timer.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.config.timeout = Some(timeout);
+        self
+    }
+
+    /// The tool set; refuses two tools with the same name.
+    pub fn build(self) -> Result<ToolSet, BuildError> {
+        let mut index: HashMap<&'static str, usize> = HashMap::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let name = entry.tool.definition().name();
+            if let Some(&first) = index.get(name) {
+                return Err(BuildError::DuplicateName {
+                    name: name.to_owned(),
+                    first: self.entries[first].tool.type_name(),
+                    second: entry.tool.type_name(),
+                });
+            }
+            index.insert(name, i);
+        }
+        Ok(ToolSet {
+            inner: Arc::new(Inner {
+                entries: self.entries,
+                index,
+                context: self.context,
+                config: self.config,
+                listings: Default::default(),
+            }),
+        })
+    }
+}
+
+/// A [`Tool`] with its types erased, so that tools of different types share one set.
+trait DynTool: Send + Sync + 'static {
+    fn definition(&self) -> &'static ToolDefinition;
+    fn type_name(&self) -> &'static str;
+    /// Deserialises the arguments from JSON text and starts the call.
+    fn start_from_slice(
+        &self,
+        bytes: &[u8],
+        context: CallContext,
+    ) -> Result<Invocation<'_>, ArgumentProblem>;
+    /// Deserialises the arguments from a value and starts the call.
+    fn start_from_value(
+        &self,
+        value: &Value,
+        context: CallContext,
+    ) -> Result<Invocation<'_>, ArgumentProblem>;
+}
+
+impl<T: Tool> DynTool for T {
+    fn definition(&self) -> &'static ToolDefinition {
+        Tool::definition(self)
+    }
+
+    fn type_name(&self) -> &'static str {
+        type_name::<T>()
+    }
+
+    fn start_from_slice(
+        &self,
+        bytes: &[u8],
+        context: CallContext,
+    ) -> Result<Invocation<'_>, ArgumentProblem> {
+        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+        let parsed = T::Args::deserialize(&mut deserializer).and_then(|args| {
+            deserializer.end()?;
+            Ok(args)
+        });
+        match parsed {
+            Ok(args) => Ok(invoke(self, args, context)),
+            // The error path: parse again, this time keeping track of where the error is.
+            Err(_) => {
+                let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+                let error = match serde_path_to_error::deserialize::<_, T::Args>(&mut deserializer)
+                {
+                    Err(error) => error,
+                    Ok(_) => {
+                        return Err(deserializer
+                            .end()
+                            .map_or_else(|e| syntax_problem(&e), |()| unreachable_problem()));
+                    }
+                };
+                Err(match error.inner().classify() {
+                    serde_json::error::Category::Data => {
+                        deserialize_problem(error.path(), error.inner())
+                    }
+                    _ => syntax_problem(error.inner()),
+                })
+            }
+        }
+    }
+
+    fn start_from_value(
+        &self,
+        value: &Value,
+        context: CallContext,
+    ) -> Result<Invocation<'_>, ArgumentProblem> {
+        match T::Args::deserialize(value) {
+            Ok(args) => Ok(invoke(self, args, context)),
+            Err(_) => match serde_path_to_error::deserialize::<_, T::Args>(value) {
+                Err(error) => Err(deserialize_problem(error.path(), error.inner())),
+                Ok(_) => Err(unreachable_problem()),
+            },
+        }
+    }
+}
+
+/// Deserialising twice gave two answers: only a non-deterministic `Deserialize` impl does that.
+fn unreachable_problem() -> ArgumentProblem {
+    ArgumentProblem {
+        pointer: String::new(),
+        message: "the arguments could not be read consistently; send them again".to_owned(),
+    }
+}
+
+fn invoke<T: Tool>(tool: &T, args: T::Args, context: CallContext) -> Invocation<'_> {
+    Box::pin(async move {
+        let output = tool.call(args, context).await?;
+        Ok(T::output(output))
+    })
+}
