@@ -349,8 +349,38 @@ fn branches_of_type<'s>(schema: &'s Value, root: &'s Value) -> Vec<&'s str> {
         .collect()
 }
 
+/// A validation error as problems for the model. A value that matches none of the branches of an
+/// `anyOf`/`oneOf` (a data-carrying enum, say) is reported through the branch it comes closest
+/// to, the one with the fewest errors: "at `/schedule/hour`: must be at most 23" tells the model
+/// what to fix, where "matches none of the allowed shapes" would not.
+pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Vec<ArgumentProblem> {
+    let branches = match error.kind() {
+        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            context
+        }
+        _ => return vec![validation_problem(error)],
+    };
+    // A branch refused only for its discriminator (`kind` is not "daily") is not the closest.
+    let closest = branches
+        .iter()
+        .filter(|errors| !errors.is_empty())
+        .min_by_key(|errors| {
+            let discriminator_only = errors.iter().all(|e| {
+                matches!(
+                    e.kind(),
+                    ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+                )
+            });
+            (discriminator_only, errors.len())
+        });
+    match closest {
+        Some(errors) => errors.iter().flat_map(|e| validation_problems(e)).collect(),
+        None => vec![validation_problem(error)],
+    }
+}
+
 /// A validation error as a problem for the model: where, what was expected, what was received.
-pub(crate) fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProblem {
+fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProblem {
     let instance = error.instance();
     let got = received(instance);
     let message = match error.kind() {

@@ -214,20 +214,17 @@ impl ToolSet {
         }
     }
 
-    /// Up to three names close to `name`, closest first.
+    /// Up to three names close to `name` (a typo or two away, or differing only in case and
+    /// separators), closest first.
     fn suggestions(&self, name: &str) -> Vec<String> {
-        let wanted = name.to_lowercase();
-        let mut scored: Vec<(f64, &str)> = self
+        let normalise = |s: &str| s.to_lowercase().replace(['-', '.', ' '], "_");
+        let wanted = normalise(name);
+        let mut scored: Vec<(usize, &str)> = self
             .definitions()
-            .map(|d| {
-                (
-                    strsim::jaro_winkler(&wanted, &d.name().to_lowercase()),
-                    d.name(),
-                )
-            })
-            .filter(|(score, _)| *score >= 0.8)
+            .map(|d| (strsim::levenshtein(&wanted, &normalise(d.name())), d.name()))
+            .filter(|(distance, _)| *distance <= (wanted.chars().count() / 4).max(2))
             .collect();
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        scored.sort_by_key(|&(distance, _)| distance);
         scored
             .into_iter()
             .take(3)
@@ -317,7 +314,7 @@ impl ToolSet {
             Some(Ok(validator)) => {
                 let problems: Vec<ArgumentProblem> = validator
                     .iter_errors(&value)
-                    .map(|e| arguments::validation_problem(&e))
+                    .flat_map(|e| arguments::validation_problems(&e))
                     .collect();
                 if !problems.is_empty() {
                     return Err(problems);
