@@ -5,23 +5,24 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooldef::{Args, Portable, Tool, ToolDefinition, ToolSet, tool};
+use tooldef::{Args, Portable, Tool, ToolDefinition, ToolSet, tool, toolset};
 
 /// Every showcase tool in one [`ToolSet`], in the order of [`definitions`].
 pub fn toolset() -> ToolSet {
-    ToolSet::builder()
-        .tool(GetServerTime)
-        .tool(GetWeather)
-        .tool(ConvertCurrency)
-        .tool(SearchFlights)
-        .tool(BookHotel)
-        .tool(PlanItinerary)
-        .tool(SetReminder)
-        .tool(SendMessage)
-        .tool(CancelBooking)
-        .build()
-        // The showcase's names are distinct; `toolset_has_every_tool` tests it.
-        .unwrap_or_else(|err| unreachable!("{err}"))
+    toolset![
+        GetServerTime,
+        GetWeather,
+        ConvertCurrency,
+        SearchFlights,
+        BookHotel,
+        PlanItinerary,
+        SetReminder,
+        SendMessage,
+        CancelBooking,
+    ]
+    .build()
+    // `toolset!` checked at compile time that the names are distinct.
+    .unwrap_or_else(|err| unreachable!("{err}"))
 }
 
 #[cfg(test)]
@@ -249,7 +250,8 @@ pub async fn search_flights(Args(search): Args<FlightSearch>) -> FlightOffers {
         1.0
     };
     let mut offers = vec![FlightOffer {
-        flight: format!("{}{}1", &search.origin[..2.min(search.origin.len())], 7),
+        // The first two characters, not bytes: an origin may hold any characters.
+        flight: format!("{}71", search.origin.chars().take(2).collect::<String>()),
         price_eur: base * per_trip * f64::from(search.passengers),
         stops: 0,
     }];
@@ -330,7 +332,7 @@ pub struct Stop {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Itinerary {
     /// Total nights away.
-    pub total_nights: u32,
+    pub total_nights: u64,
     /// A readable day-by-day plan.
     pub summary: String,
 }
@@ -345,7 +347,8 @@ pub fn plan_itinerary(
     #[arg(default = "relaxed".to_owned())]
     pace: String,
 ) -> Itinerary {
-    let total_nights = stops.iter().map(|s| s.nights).sum();
+    // Widened: ten stops of up to u32::MAX nights each do not fit in a u32.
+    let total_nights = stops.iter().map(|s| u64::from(s.nights)).sum();
     let summary = stops
         .iter()
         .map(|s| format!("{} ({} nights)", s.city, s.nights))

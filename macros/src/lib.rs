@@ -11,6 +11,7 @@ mod ctxt;
 mod docs;
 mod expand;
 mod portable;
+mod toolset;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -41,6 +42,15 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Portable, attributes(portable, serde, schemars))]
 pub fn derive_portable(input: TokenStream) -> TokenStream {
     portable::derive(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// A `ToolSetBuilder` holding the listed tools (unit tool types, as `#[tool]` makes them), whose
+/// names are checked to be distinct at compile time: `toolset![GetWeather, ConvertCurrency]`.
+#[proc_macro]
+pub fn toolset(input: TokenStream) -> TokenStream {
+    toolset::expand(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -139,6 +139,134 @@ pub(crate) fn depth_of(value: &Value) -> usize {
     deepest
 }
 
+/// Takes a value apart without recursion. serde_json's `Drop` for `Value` recurses, so dropping
+/// a value nested 10,000 deep, which the depth limit has just refused, would overflow the stack.
+pub(crate) fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// Parses JSON text into a value, refusing duplicate keys: a `Value` keeps only the last of
+/// them, so `{"city": "Paris", "city": "Rome"}` would silently become Rome, where deserialising
+/// the argument type directly says "duplicate field". The error carries the path (on the error
+/// path only, as serde_path_to_error needs a second parse).
+pub(crate) fn parse_unique(bytes: &[u8]) -> Result<Value, ArgumentProblem> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let parsed = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(error) if error.classify() != serde_json::error::Category::Data => {
+            Err(syntax_problem(&error))
+        }
+        Err(_) => {
+            let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+            match serde_path_to_error::deserialize::<_, UniqueValue>(&mut deserializer) {
+                Err(error) => Err(deserialize_problem(error.path(), error.inner())),
+                Ok(_) => Err(ArgumentProblem {
+                    pointer: String::new(),
+                    message: "the arguments could not be read consistently; send them again"
+                        .to_owned(),
+                }),
+            }
+        }
+    }
+}
+
+/// A `Value` that refuses duplicate keys when deserialised.
+struct UniqueValue(#[allow(dead_code)] Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::DeserializeSeed::deserialize(UniqueKeys, deserializer).map(UniqueValue)
+    }
+}
+
+/// Builds a `Value` as serde_json's own visitor does, but refuses duplicate keys.
+#[derive(Clone, Copy)]
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the argument `{}` is given twice; give it once",
+                    shorten(&key, 40)
+                )));
+            }
+            let value = map.next_value_seed(self)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
 /// Problems with the text itself, before any schema.
 pub(crate) fn limit_problems(
     len: Option<usize>,
@@ -360,6 +488,9 @@ pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Ve
         }
         _ => return vec![validation_problem(error)],
     };
+    if let Some(problem) = unknown_discriminator(branches) {
+        return vec![problem];
+    }
     // A branch refused only for its discriminator (`kind` is not "daily") is not the closest.
     let closest = branches
         .iter()
@@ -377,6 +508,60 @@ pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Ve
         Some(errors) => errors.iter().flat_map(|e| validation_problems(e)).collect(),
         None => vec![validation_problem(error)],
     }
+}
+
+/// When every branch refuses the same property for its `const`/`enum` (the tag of a data-carrying
+/// enum, `"kind": "weekly"`), the model chose a variant that does not exist: say which exist.
+fn unknown_discriminator(
+    branches: &[Vec<jsonschema::ValidationError<'static>>],
+) -> Option<ArgumentProblem> {
+    let mut pointer: Option<&str> = None;
+    let mut allowed: Vec<String> = Vec::new();
+    let mut got = None;
+    for errors in branches {
+        let tag = errors.iter().find(|e| {
+            matches!(
+                e.kind(),
+                ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
+            )
+        })?;
+        let here = tag.instance_path().as_str();
+        if pointer.is_some_and(|p| p != here) {
+            return None;
+        }
+        pointer = Some(here);
+        got = Some(received(tag.instance()));
+        match tag.kind() {
+            ValidationErrorKind::Constant { expected_value } => {
+                allowed.push(expected_value.to_string())
+            }
+            ValidationErrorKind::Enum { options } => allowed.extend(
+                options
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(Value::to_string),
+            ),
+            _ => {}
+        }
+    }
+    let pointer = pointer?;
+    if pointer.is_empty() || branches.len() < 2 {
+        return None;
+    }
+    Some(ArgumentProblem {
+        pointer: pointer.to_owned(),
+        message: format!(
+            "must be one of {}, got {}",
+            allowed.join(", "),
+            got.unwrap_or_default()
+        ),
+    })
+}
+
+/// "1 character", "3 characters".
+fn characters(n: u64) -> String {
+    format!("{n} character{}", if n == 1 { "" } else { "s" })
 }
 
 /// A validation error as a problem for the model: where, what was expected, what was received.
@@ -435,12 +620,14 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
             format!("must be a multiple of {multiple_of}, got {got}")
         }
         ValidationErrorKind::MinLength { limit } => format!(
-            "must be at least {limit} characters long, got {} characters",
-            instance.as_str().map_or(0, |s| s.chars().count())
+            "must be at least {} long, got {}",
+            characters(*limit),
+            characters(instance.as_str().map_or(0, |s| s.chars().count() as u64))
         ),
         ValidationErrorKind::MaxLength { limit } => format!(
-            "must be at most {limit} characters long, got {} characters",
-            instance.as_str().map_or(0, |s| s.chars().count())
+            "must be at most {} long, got {}",
+            characters(*limit),
+            characters(instance.as_str().map_or(0, |s| s.chars().count() as u64))
         ),
         ValidationErrorKind::Pattern { pattern } => {
             format!("must match the regular expression `{pattern}`, got {got}")
@@ -624,11 +811,48 @@ mod tests {
     fn plain_schemas_need_no_separate_validation() {
         let plain = json!({"type": "object", "properties": {"a": {"type": "integer", "format": "int64"}, "b": {"type": ["string", "null"]}, "c": {"type": "integer", "format": "uint32", "minimum": 0}}, "additionalProperties": false, "required": ["a"]});
         assert!(serde_enforces_schema(&plain));
+        assert!(!serde_enforces_schema(
+            &json!({"type": "object", "properties": {"e": {"type": "string", "format": "email"}}, "additionalProperties": false})
+        ));
         let ranged = json!({"type": "object", "properties": {"d": {"type": "integer", "format": "uint32", "minimum": 1, "maximum": 14}}, "additionalProperties": false});
         assert!(!serde_enforces_schema(&ranged));
         let open = json!({"type": "object", "properties": {"a": {"type": "string"}}});
         assert!(!serde_enforces_schema(&open));
         let nested = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "additionalProperties": false});
         assert!(!serde_enforces_schema(&nested));
+    }
+}
+
+#[cfg(test)]
+mod unique_tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_path() {
+        assert!(parse_unique(br#"{"a": {"b": 1}, "c": [1, null, "x"]}"#).is_ok());
+        let top = parse_unique(br#"{"city": "Paris", "city": "Rome"}"#).unwrap_err();
+        assert!(
+            top.message.contains("`city` is given twice"),
+            "{}",
+            top.message
+        );
+        let nested = parse_unique(br#"{"guest": {"name": "a", "name": "b"}}"#).unwrap_err();
+        assert_eq!(nested.pointer, "/guest");
+        assert!(
+            nested.message.contains("`name` is given twice"),
+            "{}",
+            nested.message
+        );
+    }
+
+    #[test]
+    fn deep_values_are_disposed_of_without_recursion() {
+        let mut value = Value::Null;
+        for _ in 0..200_000 {
+            let mut map = Map::new();
+            map.insert("a".to_owned(), value);
+            value = Value::Object(map);
+        }
+        dispose(value);
     }
 }

@@ -145,6 +145,10 @@ impl std::fmt::Display for ArgumentProblem {
 }
 
 fn unknown_tool_message(name: &str, suggestions: &[String], available: &usize) -> String {
+    if name.is_empty() {
+        return "The tool name is empty: call a tool by one of the names you were given."
+            .to_owned();
+    }
     let shown = crate::describe_value::shorten(name, 80);
     match suggestions {
         [] if *available == 0 => {

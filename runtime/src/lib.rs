@@ -49,5 +49,5 @@ pub use portable::{
 };
 pub use target::{Rendering, Target, TargetTool};
 pub use tool::{Args, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
-pub use tooldef_macros::{Portable, tool};
+pub use tooldef_macros::{Portable, tool, toolset};
 pub use toolset::{ToolSet, ToolSetBuilder};

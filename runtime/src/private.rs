@@ -129,3 +129,19 @@ impl<T: std::fmt::Display + ?Sized> ToolErrorDisplay for T {
 pub fn error_message<E: ToolErrorDisplay + ?Sized>(error: &E) -> String {
     error.tool_error_message()
 }
+
+/// Whether two tool names are equal, in a `const` context (`toolset!` compares every pair).
+pub const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -1,6 +1,7 @@
 //! [`ToolSet`]: tools registered once, listed for any target, and called by name.
 
 use std::any::type_name;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -246,6 +247,9 @@ impl ToolSet {
             Arguments::Json(value) => {
                 let problems = limit_problems(None, arguments::depth_of(&value), &config.limits);
                 if !problems.is_empty() {
+                    if let Cow::Owned(value) = value {
+                        arguments::dispose(value);
+                    }
                     return Err(problems);
                 }
                 value.into_owned()
@@ -288,7 +292,7 @@ impl ToolSet {
                 .start_from_slice(trimmed, context)
                 .map_err(|p| vec![p]);
         }
-        let value: Value = serde_json::from_slice(trimmed).map_err(|e| vec![syntax_problem(&e)])?;
+        let value = arguments::parse_unique(trimmed).map_err(|p| vec![p])?;
         self.prepare_value(entry, checks, value, context)
     }
 
@@ -346,6 +350,9 @@ impl ToolSet {
     }
 }
 
+/// The most characters of a tool's own error message passed on to the model.
+const MAX_FAILURE_CHARS: usize = 2000;
+
 /// Runs a started call: within its time limit, with panics caught, its return value turned into
 /// output as its definition says.
 async fn run_invocation(
@@ -378,7 +385,8 @@ async fn run_invocation(
         }),
         Ok(Ok(Err(message))) => Err(ToolError::Failed {
             tool: tool(),
-            message,
+            // A model does not need a 100 kB error, and a context window cannot spare one.
+            message: crate::describe_value::shorten(&message, MAX_FAILURE_CHARS),
         }),
         Ok(Ok(Ok(ReturnValue::Output(output)))) => Ok(output),
         Ok(Ok(Ok(ReturnValue::Json(value)))) => Ok(ToolOutput::json(
@@ -411,8 +419,14 @@ impl Entry {
                 .unwrap_or_else(|| definition.input_schema().as_value().clone());
             let needed =
                 validate && !arguments::serde_enforces_schema(definition.input_schema().as_value());
-            let validator =
-                needed.then(|| jsonschema::draft202012::new(&shown).map_err(|err| err.to_string()));
+            // `format` is only an annotation in 2020-12 unless asked for; the model was shown it
+            // as a rule ("Must be an email address."), so it is one.
+            let validator = needed.then(|| {
+                jsonschema::draft202012::options()
+                    .should_validate_formats(true)
+                    .build(&shown)
+                    .map_err(|err| err.to_string())
+            });
             Checks { shown, validator }
         })
     }
