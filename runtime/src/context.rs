@@ -8,7 +8,7 @@
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use tokio_util::sync::CancellationToken;
 
@@ -19,7 +19,10 @@ pub use tokio_util::sync::CancellationToken;
 pub struct CallContext {
     call_id: Option<Arc<str>>,
     state: Arc<StateMap>,
-    cancellation: CancellationToken,
+    /// Made on first use and shared by every clone of this context, so that the tool's clone and
+    /// the tool set's (which cancels on timeout) hold the same token, and a call whose tool never
+    /// asks for one does not pay for it.
+    cancellation: Arc<OnceLock<CancellationToken>>,
 }
 
 /// Application state by type. Cloning clones the `Arc`s, not the values.
@@ -54,13 +57,20 @@ impl CallContext {
     /// the client cancels the request).
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> CallContext {
-        self.cancellation = token;
+        self.cancellation = Arc::new(OnceLock::from(token));
         self
     }
 
     /// The token that says this call should stop.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancellation
+        self.cancellation.get_or_init(CancellationToken::new)
+    }
+
+    /// Cancels the call's token, if anything took it (a token nobody holds needs no telling).
+    pub(crate) fn cancel(&self) {
+        if let Some(token) = self.cancellation.get() {
+            token.cancel();
+        }
     }
 
     /// This context's state plus `call`'s call id, cancellation and state (which wins where both
@@ -124,7 +134,7 @@ impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
 
 impl FromCallContext for CancellationToken {
     fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
-        Ok(context.cancellation.clone())
+        Ok(context.cancellation().clone())
     }
 }
 

@@ -53,7 +53,9 @@ pub struct ToolSet {
 
 struct Inner {
     entries: Vec<Entry>,
-    index: HashMap<&'static str, usize>,
+    /// Names with their entry, sorted by name: a binary search over a few hundred names costs
+    /// less than hashing one with SipHash.
+    index: Vec<(&'static str, usize)>,
     context: CallContext,
     config: Config,
     listings: [OnceLock<Result<Arc<[Value]>, ListError>>; Target::ALL.len()],
@@ -115,10 +117,8 @@ impl ToolSet {
 
     /// The definition of the tool `name`.
     pub fn definition(&self, name: &str) -> Option<&'static ToolDefinition> {
-        self.inner
-            .index
-            .get(name)
-            .map(|&i| self.inner.entries[i].tool.definition())
+        self.position(name)
+            .map(|i| self.inner.entries[i].tool.definition())
     }
 
     /// Every tool rendered for `target`, in the order they were added. Computed once per target;
@@ -190,10 +190,8 @@ impl ToolSet {
         let context = self.inner.context.merge_call(call);
         let definition = tool.definition();
         let timeout = self
-            .inner
-            .index
-            .get(definition.name())
-            .and_then(|&i| self.inner.entries[i].timeout)
+            .position(definition.name())
+            .and_then(|i| self.inner.entries[i].timeout)
             .or(self.inner.config.timeout);
         run_invocation(
             definition,
@@ -204,9 +202,18 @@ impl ToolSet {
         .await
     }
 
+    /// The entry of the tool `name`.
+    fn position(&self, name: &str) -> Option<usize> {
+        let index = &self.inner.index;
+        index
+            .binary_search_by(|(n, _)| (*n).cmp(name))
+            .ok()
+            .map(|found| index[found].1)
+    }
+
     fn entry(&self, name: &str) -> Result<&Entry, ToolError> {
-        match self.inner.index.get(name) {
-            Some(&i) => Ok(&self.inner.entries[i]),
+        match self.position(name) {
+            Some(i) => Ok(&self.inner.entries[i]),
             None => Err(ToolError::UnknownTool {
                 name: name.to_owned(),
                 suggestions: self.suggestions(name),
@@ -368,7 +375,7 @@ async fn run_invocation(
             Ok(finished) => finished,
             Err(_) => {
                 // The future is dropped here; tell anything it spawned to stop too.
-                context.cancellation().cancel();
+                context.cancel();
                 return Err(ToolError::TimedOut {
                     tool: tool(),
                     after: limit,
@@ -505,6 +512,8 @@ impl ToolSetBuilder {
             }
             index.insert(name, i);
         }
+        let mut index: Vec<(&'static str, usize)> = index.into_iter().collect();
+        index.sort_unstable();
         Ok(ToolSet {
             inner: Arc::new(Inner {
                 entries: self.entries,
