@@ -5,10 +5,18 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tooldef::{Args, Portable, Tool, ToolDefinition, ToolSet, tool, toolset};
+use tooldef::{Args, Portable, Tool, ToolDefinition, ToolSet, ToolSetBuilder, tool, toolset};
 
 /// Every showcase tool in one [`ToolSet`], in the order of [`definitions`].
 pub fn toolset() -> ToolSet {
+    toolset_builder()
+        .build()
+        // `toolset!` checked at compile time that the names are distinct.
+        .unwrap_or_else(|err| unreachable!("{err}"))
+}
+
+/// A builder holding every showcase tool, to add more tools or state to.
+pub fn toolset_builder() -> ToolSetBuilder {
     toolset![
         GetServerTime,
         GetWeather,
@@ -20,9 +28,6 @@ pub fn toolset() -> ToolSet {
         SendMessage,
         CancelBooking,
     ]
-    .build()
-    // `toolset!` checked at compile time that the names are distinct.
-    .unwrap_or_else(|err| unreachable!("{err}"))
 }
 
 #[cfg(test)]

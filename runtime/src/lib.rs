@@ -28,6 +28,8 @@ mod arguments;
 mod context;
 mod describe_value;
 pub mod error;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod output;
 mod portable;
 pub mod schema;
