@@ -1,0 +1,305 @@
+//! The `mcp_server` example, started as a child process and driven by rmcp's own client; and an
+//! in-process server for pagination and `list_changed`.
+
+use std::path::PathBuf;
+use std::process::Command as StdCommand;
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ErrorCode, PaginatedRequestParams};
+use rmcp::service::{RunningService, ServiceError};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::process::Command;
+use tooldef::Target;
+use tooldef::mcp::McpServer;
+use tooldef_examples::showcase;
+
+/// Builds the example (cheap when it is up to date) and returns its path.
+fn server_binary() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = StdCommand::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "tooldef-examples",
+            "--example",
+            "mcp_server",
+        ])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the mcp_server example failed");
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    target.join("debug/examples/mcp_server")
+}
+
+async fn start() -> RunningService<RoleClient, ()> {
+    let mut command = Command::new(server_binary());
+    command.arg("--test-tools");
+    let transport = TokioChildProcess::new(command).expect("the server starts");
+    ().serve(transport).await.expect("the client initialises")
+}
+
+fn args(value: Value) -> serde_json::Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => unreachable!("arguments are objects"),
+    }
+}
+
+/// Valid arguments for every showcase tool.
+fn valid_calls() -> Vec<(&'static str, Value)> {
+    vec![
+        ("get_server_time", json!({})),
+        ("get_weather", json!({"city": "Lisbon", "days": 2})),
+        (
+            "convert_currency",
+            json!({"amount": 10, "from": "EUR", "to": "USD", "round_to": 2}),
+        ),
+        (
+            "search_flights",
+            json!({"origin": "LIS", "destination": "JFK", "departureDate": "2026-12-01"}),
+        ),
+        (
+            "book_hotel",
+            json!({"hotel_id": "h1", "guest": {"name": "Ada", "email": "ada@example.com"}, "check_in": "2026-12-01", "nights": 2}),
+        ),
+        (
+            "plan_itinerary",
+            json!({"stops": [{"city": "Porto", "nights": 2}]}),
+        ),
+        (
+            "set_reminder",
+            json!({"text": "Pack", "schedule": {"kind": "daily", "hour": 8, "minute": 0}}),
+        ),
+        (
+            "send_agent_message",
+            json!({"to": "agent@example.com", "subject": "Hi", "body": "Hello"}),
+        ),
+        ("cancel_booking", json!({"reference": "BK-h1-2"})),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls() {
+    let client = start().await;
+
+    // tools/list: what the client receives is the MCP rendering, in order.
+    let listed = client.list_all_tools().await.expect("tools/list");
+    let listed: Vec<Value> = listed
+        .iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    let expected = showcase::toolset().list(Target::Mcp).unwrap();
+    assert_eq!(
+        listed.len(),
+        expected.len() + 2,
+        "the showcase plus crash and sleep"
+    );
+    for (got, want) in listed.iter().zip(expected.iter()) {
+        assert_eq!(got, want);
+    }
+
+    // Every tool, with valid arguments.
+    for (name, arguments) in valid_calls() {
+        let result = client
+            .call_tool(CallToolRequestParams::new(name).with_arguments(args(arguments)))
+            .await
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert_ne!(result.is_error, Some(true), "{name}: {result:?}");
+        let definition = showcase::toolset().definition(name).unwrap();
+        assert_eq!(
+            result.structured_content.is_some(),
+            definition.output_schema().is_some(),
+            "{name}"
+        );
+    }
+
+    // Invalid arguments: a result with isError and a message for the model.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("get_weather")
+                .with_arguments(args(json!({"city": "Lisbon", "days": 30}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let text = serde_json::to_string(&result.content).unwrap();
+    assert!(
+        text.contains("/days") && text.contains("at most 14"),
+        "{text}"
+    );
+
+    // An unknown tool: JSON-RPC error -32602.
+    let error = client
+        .call_tool(CallToolRequestParams::new("get_wether").with_arguments(args(json!({}))))
+        .await
+        .unwrap_err();
+    match error {
+        ServiceError::McpError(data) => {
+            assert_eq!(data.code, ErrorCode::INVALID_PARAMS);
+            assert!(data.message.contains("get_weather"), "{}", data.message);
+        }
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+
+    // A panicking tool: an isError result, and the server goes on.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("crash").with_arguments(args(json!({"message": "boom"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        !serde_json::to_string(&result.content)
+            .unwrap()
+            .contains("boom")
+    );
+
+    // A slow tool past its limit: timed out, and the server goes on.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("sleep").with_arguments(args(json!({"millis": 5000}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        serde_json::to_string(&result.content)
+            .unwrap()
+            .contains("did not finish")
+    );
+
+    // 100 concurrent calls, each checked against its own arguments.
+    let peer = client.peer().clone();
+    let calls = (0..100u32).map(|i| {
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let days = i % 14 + 1;
+            let result = peer
+                .call_tool(
+                    CallToolRequestParams::new("get_weather")
+                        .with_arguments(args(json!({"city": format!("City {i}"), "days": days}))),
+                )
+                .await
+                .unwrap();
+            let structured = result.structured_content.unwrap();
+            assert_eq!(structured["city"], format!("City {i}"));
+            assert_eq!(structured["days"].as_array().unwrap().len(), days as usize);
+        })
+    });
+    for call in calls {
+        call.await.unwrap();
+    }
+
+    // Still serving after all of it.
+    let result = client
+        .call_tool(CallToolRequestParams::new("get_server_time").with_arguments(args(json!({}))))
+        .await
+        .unwrap();
+    assert_ne!(result.is_error, Some(true));
+    client.cancel().await.unwrap();
+}
+
+/// A server and client connected in process, through a pipe.
+async fn in_process(server: McpServer) -> RunningService<RoleClient, ()> {
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_side).await.expect("the client initialises")
+}
+
+#[tokio::test]
+async fn tools_list_pages_with_opaque_cursors() {
+    let client = in_process(McpServer::new(showcase::toolset()).with_page_size(4)).await;
+    let mut names = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let page = client
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
+            .await
+            .unwrap();
+        pages += 1;
+        assert!(page.tools.len() <= 4);
+        names.extend(page.tools.iter().map(|t| t.name.to_string()));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 3, "9 tools, 4 a page");
+    let expected: Vec<String> = showcase::definitions()
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
+    assert_eq!(names, expected);
+
+    // A cursor that was never given out is refused with -32602.
+    let error = client
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("bogus".into())),
+        ))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(error, ServiceError::McpError(ref data) if data.code == ErrorCode::INVALID_PARAMS),
+        "{error:?}"
+    );
+}
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl rmcp::ClientHandler for Counting {
+    async fn on_tool_list_changed(&self, _context: rmcp::service::NotificationContext<RoleClient>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[tokio::test]
+async fn replacing_the_tools_notifies_the_client() {
+    let server = McpServer::new(showcase::toolset());
+    let (server_side, client_side) = tokio::io::duplex(1 << 20);
+    let serving = server.clone();
+    tokio::spawn(async move {
+        if let Ok(running) = serving.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    let counter = Counting::default();
+    let client = counter.clone().serve(client_side).await.unwrap();
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 9);
+
+    let smaller = tooldef::toolset![showcase::GetWeather, showcase::GetServerTime]
+        .build()
+        .unwrap();
+    server.replace_tools(smaller).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while counter.0.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no list_changed notification"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["get_weather", "get_server_time"]);
+}
