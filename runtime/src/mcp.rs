@@ -241,6 +241,28 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        self.list_tools_page(request)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context)
+            .await
+            .map(CallToolResponse::from)
+    }
+}
+
+/// For a `ServerHandler` of your own (with prompts or resources, say): delegate its `list_tools`
+/// and `call_tool` to these, and keep the rest.
+impl McpServer {
+    /// A page of `tools/list`.
+    pub fn list_tools_page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+    ) -> Result<ListToolsResult, ErrorData> {
         let listing = self.inner.listing();
         let tools = listing
             .rendered
@@ -268,24 +290,24 @@ impl ServerHandler for McpServer {
         Ok(result)
     }
 
-    async fn call_tool(
+    /// `tools/call`: the call's context carries the request's id, cancellation, peer and `_meta`.
+    pub async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> Result<CallToolResult, ErrorData> {
         let tools = self.inner.listing().tools.clone();
-        let mut call = CallContext::new()
+        let RequestMetaObject(meta) = context.meta;
+        let call = CallContext::new()
             .with_call_id(context.id.to_string())
             .with_cancellation(context.ct.clone())
-            .with_state(context.peer.clone());
-        let RequestMetaObject(meta) = context.meta;
-        call = call.with_state(McpRequestMeta(meta.0));
+            .with_state(context.peer.clone())
+            .with_state(McpRequestMeta(meta.0));
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let outcome = match tools.call_with(&request.name, arguments, call).await {
+        match tools.call_with(&request.name, arguments, call).await {
             Ok(output) => Ok(call_tool_result(output)),
             Err(error) => call_tool_error(error),
-        };
-        outcome.map(CallToolResponse::from)
+        }
     }
 }
 

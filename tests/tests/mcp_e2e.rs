@@ -303,3 +303,76 @@ async fn replacing_the_tools_notifies_the_client() {
         .collect();
     assert_eq!(names, ["get_weather", "get_server_time"]);
 }
+
+/// Malformed JSON-RPC straight onto the server's stdin: each line gets an error, and the server
+/// keeps serving the valid requests around them.
+#[tokio::test]
+async fn malformed_json_rpc_gets_errors_and_the_server_keeps_serving() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let mut child = Command::new(server_binary())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let requests = [
+        "this is not json",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_server_time"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#,
+        r#"{"id":4}"#,
+        r#"[1, 2, 3]"#,
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":7}}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_server_time"}}"#,
+    ];
+    for request in requests {
+        stdin.write_all(request.as_bytes()).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+    }
+    stdin.flush().await.unwrap();
+
+    let mut by_id = std::collections::HashMap::new();
+    let mut without_id = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    // Calls run concurrently, so answers may come in any order: wait for all of them.
+    while ![1, 2, 3, 5, 6].iter().all(|id| by_id.contains_key(id)) {
+        let line = tokio::time::timeout_at(deadline, lines.next_line())
+            .await
+            .expect("the server answers in time")
+            .unwrap()
+            .expect("the server is still running");
+        let response: Value = serde_json::from_str(&line).expect("every answer is JSON");
+        match response.get("id").and_then(Value::as_i64) {
+            Some(id) => {
+                by_id.insert(id, response);
+            }
+            None => without_id.push(response),
+        }
+    }
+    assert!(by_id[&1]["result"]["capabilities"]["tools"].is_object());
+    assert_eq!(by_id[&2]["result"]["isError"], false);
+    assert_eq!(by_id[&3]["error"]["code"], -32601);
+    assert_eq!(by_id[&5]["result"]["isError"], true, "{}", by_id[&5]);
+    assert!(
+        by_id[&5]["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("/city")
+    );
+    assert_eq!(by_id[&6]["result"]["isError"], false);
+    // Lines that are JSON but not requests are answered with JSON-RPC errors by rmcp, which cannot
+    // tell their id, so the answers carry none; a line that is not JSON at all rmcp drops.
+    assert!(without_id.len() >= 2, "{without_id:?}");
+    assert!(
+        without_id
+            .iter()
+            .all(|r| r["error"]["code"].as_i64().is_some_and(|c| c < 0))
+    );
+    drop(stdin);
+    let _ = child.wait().await;
+}
