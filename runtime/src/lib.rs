@@ -26,6 +26,7 @@
 
 mod arguments;
 mod context;
+pub mod convert;
 mod describe_value;
 pub mod error;
 #[cfg(feature = "mcp")]
