@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod arguments;
+pub mod calls;
 mod context;
 pub mod convert;
 mod describe_value;
