@@ -151,8 +151,16 @@ pub fn convert(
         names: NameMap::default(),
         diagnostics: Vec::new(),
     };
+    let mut seen = std::collections::HashSet::new();
     for (index, tool) in tools.iter().enumerate() {
-        match convert_one(tool, target, options, &mut conversion.names) {
+        // Calls are routed by name: two tools of one name could not both be reached.
+        let outcome = match tool_name(tool) {
+            Some(name) if !seen.insert(name) => Err(vec![format!(
+                "another tool before it is named `{name}` too; tool names must be distinct"
+            )]),
+            _ => convert_one(tool, target, options, &mut conversion.names),
+        };
+        match outcome {
             Ok((json, notes)) => {
                 let name = tool_name(tool).unwrap_or_default().to_owned();
                 conversion
@@ -202,6 +210,9 @@ fn convert_one(
         .map_err(|err| vec![err.to_string()])?;
     notes.extend(rendering.notes.iter().cloned());
     let mut json = rendering.to_json();
+    if target == Target::Mcp {
+        keep_mcp_only_fields(tool, &mut json);
+    }
     if target.is_openai() && options.strict == Strictness::On {
         let strict = match target {
             Target::ChatCompletions => &json["function"]["strict"],
@@ -313,6 +324,28 @@ fn is_mcp_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+}
+
+/// MCP to MCP keeps what only MCP has and the canonical form does not carry: `icons`, `_meta`
+/// and the annotations' `title`.
+fn keep_mcp_only_fields(tool: &Value, json: &mut Value) {
+    let Some(out) = json.as_object_mut() else {
+        return;
+    };
+    for key in ["icons", "_meta"] {
+        if let Some(value) = tool.get(key) {
+            out.insert(key.to_owned(), value.clone());
+        }
+    }
+    if let Some(title) = tool.pointer("/annotations/title") {
+        if let Some(annotations) = out
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()
+        {
+            annotations.insert("title".to_owned(), title.clone());
+        }
+    }
 }
 
 fn set_name(json: &mut Value, target: Target, name: &str) {

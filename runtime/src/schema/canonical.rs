@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::node::take;
 
 /// Canonical normalisation of a schemars-generated (or foreign) root schema: removes `$schema`
-/// and the root `title`, and gives a closed object root without `properties` an empty
-/// `properties`; nothing else changes. Draft 2020-12, declaration order kept.
+/// and the root `title`, and gives a closed object root (`additionalProperties: false`) without
+/// `properties` an empty `properties`; nothing else changes. Draft 2020-12, declaration order kept.
 ///
 /// The root `title` is the Rust type's name or its doc's first line; the tool's own name and
 /// description already say that, and no target wants it in the parameters. A tool without

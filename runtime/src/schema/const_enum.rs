@@ -8,12 +8,14 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
+use super::describe::{append_sentences, const_sentence};
 use super::node::{rename, take};
 use super::walk::transform_subschemas_all;
 
 /// Rewrites every `const: C` as `enum: [C]` (in place). Next to an existing `enum` that
 /// contains `C`, the `enum` narrows to `[C]`; next to one that does not (a schema nothing
-/// satisfies), the node is left alone.
+/// satisfies), the `const` moves into the description ("Must be `a`."), as a target without
+/// `const` can carry it no other way.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ConstToEnum;
 
@@ -40,7 +42,10 @@ fn const_to_enum(node: &mut Map<String, Value>) {
             *values = vec![value];
             take(node, "const");
         }
-        Some(_) => {}
+        Some(_) => {
+            take(node, "const");
+            append_sentences(node, &[const_sentence(&value)]);
+        }
     }
 }
 
@@ -86,7 +91,11 @@ mod tests {
             json_schema!({"enum": ["a", "b"], "const": "a"}),
             json_schema!({"enum": ["a"]}),
         );
-        let impossible = json_schema!({"enum": ["a"], "const": "z"});
-        check(ConstToEnum, impossible.clone(), impossible);
+        // Nothing satisfies both: the `const` is said, not sent.
+        check(
+            ConstToEnum,
+            json_schema!({"enum": ["a"], "const": "z"}),
+            json_schema!({"description": "Must be `z`.", "enum": ["a"]}),
+        );
     }
 }

@@ -311,7 +311,7 @@ pub(crate) fn map_sentence(values: &Value, has_properties: bool) -> Option<Strin
         return None;
     }
     let target = short(values);
-    Some(if has_properties {
+    let sentence = if has_properties {
         if target == "any value" {
             "Other keys are allowed, with any value.".to_owned()
         } else {
@@ -319,7 +319,17 @@ pub(crate) fn map_sentence(values: &Value, has_properties: bool) -> Option<Strin
         }
     } else {
         format!("An object mapping any key to {target}.")
-    })
+    };
+    Some(sentence + &value_default(values))
+}
+
+/// The default of a value schema that is being described away (a map's values), which would
+/// otherwise be lost with it: " For each value, Default: 1.5."
+fn value_default(values: &Value) -> String {
+    values
+        .get("default")
+        .map(|d| format!(" For each value, {}", default_sentence(d)))
+        .unwrap_or_default()
 }
 
 /// "Keys matching `^x-` map to a string." for each entry of `patternProperties`.
@@ -327,7 +337,13 @@ pub(crate) fn pattern_properties_sentences(patterns: &Value) -> Vec<String> {
     match patterns {
         Value::Object(entries) => entries
             .iter()
-            .map(|(p, s)| format!("Keys matching `{p}` map to {}.", short(s)))
+            .map(|(p, s)| {
+                format!(
+                    "Keys matching `{p}` map to {}.{}",
+                    short(s),
+                    value_default(s)
+                )
+            })
             .collect(),
         other => vec![generic_sentence("patternProperties", other)],
     }

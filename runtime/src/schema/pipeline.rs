@@ -21,7 +21,7 @@ use super::objects::{CloseObjects, RemoveAdditionalProperties};
 use super::one_of::OneOfToAnyOf;
 use super::root::{normalize_root, object_root};
 use super::strict::StrictRequiredNullable;
-use super::strict_check::strict_problems;
+use super::strict_check::{strict_blockers, strict_problems};
 use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
@@ -274,18 +274,24 @@ fn openai(
     target: Target,
     strict_requested: bool,
 ) -> Result<TargetSchema, SchemaError> {
-    let mut problems = Vec::new();
     if strict_requested {
         let run = openai_run(canonical, target, true)?;
-        problems = strict_problems(&run.schema);
-        if problems.is_empty() {
+        if strict_problems(&run.schema).is_empty() {
             let mut rendered = finish(run, target)?;
             rendered.strict = true;
             return Ok(rendered);
         }
     }
-    let mut rendered = finish(openai_run(canonical, target, false)?, target)?;
-    rendered.notes.extend(problems);
+    let run = openai_run(canonical, target, false)?;
+    // The reasons are found again in the schema that is sent, so that their pointers name its
+    // nodes; optional properties are no reason (the strict attempt had made them required).
+    let reasons = if strict_requested {
+        strict_blockers(&run.schema)
+    } else {
+        Vec::new()
+    };
+    let mut rendered = finish(run, target)?;
+    rendered.notes.extend(reasons);
     Ok(rendered)
 }
 

@@ -11,6 +11,8 @@ use super::walk::{Loc, for_each_subschema, show_pointer};
 
 /// Keywords strict mode refuses (the transforms before the check describe the rest away).
 const REFUSED: &[&str] = &[
+    // `ConstToEnum` rewrites every `const` it can; one left (beside a disagreeing `enum`) stays.
+    "const",
     "allOf",
     "oneOf",
     "not",
@@ -37,10 +39,21 @@ const MAX_DEPTH: usize = 10;
 /// The reasons `schema` cannot be sent with `strict: true`; empty when it can. Each reason says
 /// where, and ends with "; rendered with strict: false".
 pub(crate) fn strict_problems(schema: &Schema) -> Vec<String> {
+    check_all(schema, true)
+}
+
+/// What keeps a schema from being made strict: its problems other than optional properties,
+/// which making every property required (and nullable) would fix.
+pub(crate) fn strict_blockers(schema: &Schema) -> Vec<String> {
+    check_all(schema, false)
+}
+
+fn check_all(schema: &Schema, require_all: bool) -> Vec<String> {
     let mut checker = Checker {
         pointer: String::new(),
         problems: Vec::new(),
         too_deep: false,
+        require_all,
     };
     if schema.get("anyOf").is_some() {
         checker.problem("an `anyOf` cannot be the root in strict mode");
@@ -53,6 +66,8 @@ struct Checker {
     pointer: String,
     problems: Vec<String>,
     too_deep: bool,
+    /// Whether a property missing from `required` is a problem.
+    require_all: bool,
 }
 
 impl Checker {
@@ -94,10 +109,13 @@ impl Checker {
     }
 
     fn check_node(&mut self, node: &Map<String, Value>) {
-        for keyword in REFUSED.iter().filter(|k| node.contains_key(**k)) {
+        // A node has a handful of keys: comparing them with the short keyword lists costs less
+        // than a hashed lookup per keyword, on every node of every schema.
+        let has = |keyword: &str| node.keys().any(|k| k == keyword);
+        for keyword in REFUSED.iter().filter(|k| has(k)) {
             self.problem(&format!("`{keyword}` is not supported in strict mode"));
         }
-        if !TYPING.iter().any(|k| node.contains_key(*k)) {
+        if !node.keys().any(|k| TYPING.contains(&k.as_str())) {
             self.problem("accepts any value (no `type`), which strict mode cannot express");
         }
         if node.contains_key("$ref")
@@ -119,6 +137,9 @@ impl Checker {
                 self.problem("an open map (`additionalProperties` is a schema) cannot be strict");
             }
             _ => self.problem("an object that accepts any keys cannot be strict"),
+        }
+        if !self.require_all {
+            return;
         }
         let required = required_names(node);
         let missing: Vec<String> = property_names(node)

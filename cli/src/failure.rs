@@ -1,0 +1,42 @@
+//! Why a command failed, and its exit status.
+
+use std::process::ExitCode;
+
+/// A failed command: a one-line message for stderr and an exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The message, without the `tooldef: ` prefix.
+    pub message: String,
+    /// The exit status.
+    pub status: u8,
+}
+
+impl Failure {
+    /// A usage or input error: exit status 2.
+    pub fn input(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            status: 2,
+        }
+    }
+
+    /// Rejected tools: exit status 1.
+    pub fn rejected(message: impl Into<String>) -> Self {
+        Failure {
+            message: message.into(),
+            status: 1,
+        }
+    }
+
+    /// Prints the message on stderr and returns the exit status.
+    pub fn report(&self) -> ExitCode {
+        // One line: a multi-line cause (a server's error, say) is folded.
+        let message = self
+            .message
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        eprintln!("tooldef: {message}");
+        ExitCode::from(self.status)
+    }
+}

@@ -1,0 +1,753 @@
+//! The `tooldef` binary, run as a user runs it: on the shared corpora, on stdin, on bad input,
+//! and against the project's MCP server example.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const GITHUB: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/github-mcp-server.tools.json"
+);
+const FASTMCP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/fastmcp-metabolic.tools.json"
+);
+const TARGETS: [&str; 5] = ["mcp", "chat", "responses", "anthropic", "gemini"];
+
+/// Runs `tooldef` with `args`, feeding `stdin` (empty when `None`).
+fn tooldef(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tooldef starts");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.unwrap_or_default().to_vec();
+    // Written from a thread: a large input must not block on a full pipe while tooldef writes.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("tooldef runs");
+    writer.join().expect("the writer thread ends");
+    output
+}
+
+fn stdout(output: &Output) -> &str {
+    std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> &str {
+    std::str::from_utf8(&output.stderr).expect("stderr is UTF-8")
+}
+
+fn status(output: &Output) -> i32 {
+    output.status.code().expect("tooldef exits, not killed")
+}
+
+/// Stdout as a JSON array: the whole of stdout must parse, so nothing else was printed there.
+fn json_array(output: &Output) -> Vec<Value> {
+    match serde_json::from_slice(&output.stdout) {
+        Ok(Value::Array(tools)) => tools,
+        other => panic!(
+            "stdout is not a JSON array ({other:?}); stderr:\n{}",
+            stderr(output)
+        ),
+    }
+}
+
+/// The names of the tools in a corpus file.
+fn corpus_names(path: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("the corpus is readable");
+    let value: Value = serde_json::from_str(&text).expect("the corpus is JSON");
+    value["tools"]
+        .as_array()
+        .expect("the corpus is a tools/list result")
+        .iter()
+        .map(|t| {
+            t["name"]
+                .as_str()
+                .expect("every tool has a name")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// A tool's name in a target's wire shape.
+fn wire_name(tool: &Value) -> &str {
+    tool.pointer("/function/name")
+        .or_else(|| tool.get("name"))
+        .and_then(Value::as_str)
+        .expect("a converted tool has a name")
+}
+
+/// Every diagnostic line on stderr starts with the name of one of `names`.
+fn assert_prefixed_by_tool_names(output: &Output, names: &[String]) {
+    for line in stderr(output).lines() {
+        assert!(
+            names.iter().any(|n| line.starts_with(&format!("{n}: "))),
+            "a stderr line without a tool name in front: {line}"
+        );
+    }
+}
+
+/// A fresh path in Cargo's temporary directory for integration tests.
+fn temp_path(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tooldef-cli");
+    std::fs::create_dir_all(&dir).expect("the temporary directory can be made");
+    dir.join(format!("{}-{name}", std::process::id()))
+}
+
+#[test]
+fn converts_the_github_corpus_for_every_target() {
+    let names = corpus_names(GITHUB);
+    assert_eq!(names.len(), 117);
+    for target in TARGETS {
+        let output = tooldef(&["convert", "--to", target, GITHUB], None);
+        assert_eq!(status(&output), 0, "{target}: {}", stderr(&output));
+        let tools = json_array(&output);
+        assert_eq!(tools.len(), names.len(), "{target}");
+        assert!(
+            stdout(&output).ends_with("]\n"),
+            "pretty JSON ending a line"
+        );
+        assert_prefixed_by_tool_names(&output, &names);
+        // GitHub's names are already valid everywhere: kept, in input order.
+        let converted: Vec<&str> = tools.iter().map(wire_name).collect();
+        assert_eq!(converted, names, "{target}");
+    }
+}
+
+#[test]
+fn converts_the_fastmcp_corpus_for_every_target() {
+    let names = corpus_names(FASTMCP);
+    assert_eq!(names.len(), 27);
+    for target in ["mcp", "chat", "responses", "anthropic"] {
+        let output = tooldef(&["convert", "--to", target, FASTMCP], None);
+        assert_eq!(status(&output), 0, "{target}: {}", stderr(&output));
+        assert_eq!(json_array(&output).len(), 27, "{target}");
+        assert_prefixed_by_tool_names(&output, &names);
+    }
+    // Where strict mode cannot be had, the diagnostics say why.
+    let chat = tooldef(&["convert", "--to", "chat", FASTMCP], None);
+    assert!(
+        stderr(&chat)
+            .lines()
+            .any(|l| l.starts_with("set_objective: ")
+                && l.contains("`/properties/coefficients`")
+                && l.contains("strict")),
+        "{}",
+        stderr(&chat)
+    );
+    assert!(stderr(&chat).contains("build_model: rewritten: "));
+}
+
+#[test]
+fn gemini_rejects_the_recursive_fastmcp_tools_unless_lenient() {
+    let output = tooldef(&["convert", "--to", "gemini", FASTMCP], None);
+    assert_eq!(status(&output), 1, "{}", stderr(&output));
+    assert!(output.stdout.is_empty(), "nothing on stdout when failing");
+    let errors = stderr(&output);
+    let last = errors.lines().last().expect("a message");
+    assert!(
+        last.starts_with("tooldef: 2 tools cannot be converted for Gemini"),
+        "{last}"
+    );
+    for tool in ["add_reaction", "set_gene_rule"] {
+        assert!(last.contains(tool), "{last}");
+        assert!(
+            errors
+                .lines()
+                .any(|l| l.starts_with(&format!("{tool}: rejected: ")) && l.contains("recursive")),
+            "{errors}"
+        );
+    }
+
+    let lenient = tooldef(&["convert", "--to", "gemini", "--lenient", FASTMCP], None);
+    assert_eq!(status(&lenient), 0, "{}", stderr(&lenient));
+    let tools = json_array(&lenient);
+    assert_eq!(tools.len(), 25);
+    assert!(!tools.iter().any(|t| t["name"] == "add_reaction"));
+    assert!(stderr(&lenient).contains("add_reaction: rejected: "));
+    assert_prefixed_by_tool_names(&lenient, &corpus_names(FASTMCP));
+}
+
+#[test]
+fn strict_on_rejects_the_open_maps_of_the_fastmcp_corpus() {
+    let open_maps = [
+        "add_reaction",
+        "pathway_enrichment",
+        "community_fba",
+        "set_objective",
+    ];
+    for target in ["chat", "responses"] {
+        let output = tooldef(
+            &["convert", "--to", target, "--strict", "on", FASTMCP],
+            None,
+        );
+        assert_eq!(status(&output), 1, "{target}: {}", stderr(&output));
+        assert!(output.stdout.is_empty());
+        let errors = stderr(&output);
+        let last = errors.lines().last().expect("a message");
+        assert!(
+            last.starts_with("tooldef: 4 tools cannot be converted"),
+            "{last}"
+        );
+        for tool in open_maps {
+            assert!(last.contains(tool), "{last}");
+            let line = errors
+                .lines()
+                .find(|l| l.starts_with(&format!("{tool}: rejected: ")))
+                .unwrap_or_else(|| panic!("{tool} is named: {errors}"));
+            assert!(line.contains("open map"), "{line}");
+            assert!(!line.contains("rendered with strict: false"), "{line}");
+        }
+
+        let lenient = tooldef(
+            &[
+                "convert",
+                "--to",
+                target,
+                "--strict",
+                "on",
+                "--lenient",
+                FASTMCP,
+            ],
+            None,
+        );
+        assert_eq!(status(&lenient), 0, "{}", stderr(&lenient));
+        let tools = json_array(&lenient);
+        assert_eq!(tools.len(), 23);
+        for tool in &tools {
+            let strict = tool
+                .pointer("/function/strict")
+                .or_else(|| tool.get("strict"));
+            assert_eq!(strict, Some(&Value::Bool(true)), "{tool}");
+        }
+    }
+    // Off: every tool, none strict.
+    let off = tooldef(
+        &["convert", "--to", "chat", "--strict", "off", FASTMCP],
+        None,
+    );
+    assert_eq!(status(&off), 0);
+    let tools = json_array(&off);
+    assert_eq!(tools.len(), 27);
+    assert!(tools.iter().all(|t| t["function"]["strict"] == false));
+}
+
+#[test]
+fn lints_the_github_corpus() {
+    let output = tooldef(&["lint", GITHUB], None);
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    let summary = lines.last().expect("a summary");
+    assert!(
+        summary.starts_with(
+            "summary: 117 tools, 5 targets (mcp, chat, responses, anthropic, gemini): "
+        ),
+        "{summary}"
+    );
+    assert!(summary.ends_with(" 0 rejected"), "{summary}");
+    // Grouped by tool: a name, then one indented line per target.
+    let names = corpus_names(GITHUB);
+    assert_eq!(lines.len(), names.len() * 6 + 1);
+    for (name, block) in names.iter().zip(lines.chunks(6)) {
+        assert_eq!(block[0], name);
+        for (target, line) in TARGETS.iter().zip(&block[1..]) {
+            let verdict = line
+                .strip_prefix(&format!("  {target:<10} "))
+                .unwrap_or_else(|| panic!("{line}"));
+            assert!(
+                verdict == "accepted as is"
+                    || verdict.starts_with("rewritten: ")
+                    || verdict.starts_with("not strict: ")
+                    || verdict.starts_with("accepted as is; note: "),
+                "{verdict}"
+            );
+        }
+    }
+    // The counts add up.
+    let counted = |what: &str| -> usize {
+        let at = summary.find(what).unwrap_or_else(|| panic!("{summary}"));
+        let number = summary[..at]
+            .trim_end()
+            .rsplit(' ')
+            .next()
+            .unwrap_or_default();
+        number.parse().unwrap_or_else(|_| panic!("{summary}"))
+    };
+    let total = counted(" accepted as is") + counted(" rewritten") + counted(" not strict");
+    assert_eq!(total, 117 * 5, "{summary}");
+    assert!(counted(" not strict") > 0, "{summary}");
+}
+
+#[test]
+fn lints_the_fastmcp_corpus() {
+    let output = tooldef(&["lint", FASTMCP], None);
+    assert_eq!(
+        status(&output),
+        1,
+        "Gemini rejects two tools: {}",
+        stderr(&output)
+    );
+    let text = stdout(&output);
+    let summary = text.lines().last().expect("a summary");
+    assert!(
+        summary.starts_with("summary: 27 tools, 5 targets"),
+        "{summary}"
+    );
+    assert!(summary.ends_with("2 rejected (gemini 2)"), "{summary}");
+    assert!(text.contains("\n  gemini     rejected: Gemini cannot express the recursive type"));
+    assert!(text.contains("\n  chat       not strict: `/properties/coefficients`"));
+
+    // Without Gemini nothing is rejected.
+    let output = tooldef(&["lint", "--to", "chat,responses,anthropic", FASTMCP], None);
+    assert_eq!(status(&output), 0, "{}", stdout(&output));
+    let text = stdout(&output);
+    assert_eq!(text.lines().count(), 27 * 4 + 1);
+    let summary = text.lines().last().expect("a summary");
+    assert!(summary.starts_with("summary: 27 tools, 3 targets (chat, responses, anthropic): "));
+    assert!(summary.ends_with(", 8 not strict, 0 rejected"), "{summary}");
+
+    // Strict on: the open maps are rejected.
+    let output = tooldef(&["lint", "--to", "chat", "--strict", "on", FASTMCP], None);
+    assert_eq!(status(&output), 1);
+    let summary = stdout(&output)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        summary.ends_with("0 not strict, 4 rejected (chat 4)"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn reads_stdin() {
+    let input = std::fs::read(GITHUB).expect("the corpus is readable");
+    let from_file = tooldef(&["convert", "--to", "anthropic", GITHUB], None);
+    for args in [
+        &["convert", "--to", "anthropic"][..],
+        &["convert", "--to", "anthropic", "-"][..],
+    ] {
+        let from_stdin = tooldef(args, Some(&input));
+        assert_eq!(status(&from_stdin), 0, "{}", stderr(&from_stdin));
+        assert_eq!(from_stdin.stdout, from_file.stdout);
+        assert_eq!(json_array(&from_stdin).len(), 117);
+    }
+    let lint = tooldef(&["lint", "--to", "gemini"], Some(&input));
+    assert_eq!(status(&lint), 0);
+    assert!(
+        stdout(&lint)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .starts_with("summary: 117 tools, 1 target (gemini)")
+    );
+
+    // An array of tools and a single tool are MCP tools too.
+    let one = br#"{"name": "fs.read_file", "description": "Read a file.",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}"#;
+    let output = tooldef(&["convert", "--to", "responses"], Some(one));
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let tools = json_array(&output);
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["name"], "fs_read_file");
+    assert_eq!(tools[0]["strict"], true);
+    assert!(
+        stderr(&output).contains("fs.read_file: renamed `fs.read_file` to `fs_read_file`"),
+        "{}",
+        stderr(&output)
+    );
+    let mut array = b"[".to_vec();
+    array.extend_from_slice(one);
+    array.push(b']');
+    let output = tooldef(&["convert", "--to", "mcp"], Some(&array));
+    assert_eq!(json_array(&output)[0]["name"], "fs.read_file");
+}
+
+#[test]
+fn malformed_json_is_an_input_error_with_line_and_column() {
+    let output = tooldef(
+        &["convert", "--to", "chat"],
+        Some(b"{\n  \"tools\": [,]\n}\n"),
+    );
+    assert_eq!(status(&output), 2);
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        stderr(&output),
+        "tooldef: <stdin>: malformed JSON at line 2, column 13: expected value\n"
+    );
+
+    let path = temp_path("truncated.json");
+    std::fs::write(&path, "[{\"name\": \"a\"").expect("the file is written");
+    let path_text = path.to_str().expect("a UTF-8 path");
+    let output = tooldef(&["lint", path_text], None);
+    assert_eq!(status(&output), 2);
+    assert!(output.stdout.is_empty());
+    let message = stderr(&output);
+    assert!(
+        message.starts_with(&format!(
+            "tooldef: {path_text}: malformed JSON at line 1, column 13: "
+        )),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 1);
+
+    for (input, expected) in [
+        (
+            &b""[..],
+            "tooldef: <stdin>: empty input: expected MCP tools as JSON\n",
+        ),
+        (
+            &b"\"tools\""[..],
+            "tooldef: <stdin>: the input is not MCP tools: expected {\"tools\": [...]}, an array of tools or one tool, got a string\n",
+        ),
+        (
+            &b"{\"tools\": {}}"[..],
+            "tooldef: <stdin>: the input is not MCP tools: `tools` is not an array\n",
+        ),
+    ] {
+        for command in ["convert", "lint"] {
+            let output = tooldef(&[command, "--to", "chat"], Some(input));
+            assert_eq!(status(&output), 2);
+            assert_eq!(stderr(&output), expected);
+            assert!(output.stdout.is_empty());
+        }
+    }
+
+    // Nesting deeper than the parser allows is an error, not a crash.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let output = tooldef(&["convert", "--to", "chat"], Some(deep.as_bytes()));
+    assert_eq!(status(&output), 2);
+    assert!(stderr(&output).starts_with("tooldef: <stdin>: malformed JSON at line 1, column "));
+}
+
+#[test]
+fn a_missing_file_is_an_input_error() {
+    for command in ["convert", "lint"] {
+        let output = tooldef(&[command, "--to", "chat", "/nonexistent/tools.json"], None);
+        assert_eq!(status(&output), 2);
+        assert!(output.stdout.is_empty());
+        assert_eq!(
+            stderr(&output),
+            "tooldef: cannot read /nonexistent/tools.json: no such file\n"
+        );
+    }
+}
+
+#[test]
+fn usage_errors_are_clap_s_with_status_2() {
+    for args in [
+        &["convert", "--to", "openai", GITHUB][..],
+        &["convert", GITHUB][..],
+        &["lint", "--to", "chat,claude", GITHUB][..],
+        &["convert", "--to", "chat", "--strict", "maybe", GITHUB][..],
+        &["list", "--to", "chat"][..],
+        &["frobnicate"][..],
+    ] {
+        let output = tooldef(args, None);
+        assert_eq!(status(&output), 2, "{args:?}");
+        assert!(
+            stderr(&output).starts_with("error: "),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(output.stdout.is_empty());
+    }
+}
+
+#[test]
+fn every_command_has_help() {
+    for (args, expected) in [
+        (
+            &["--help"][..],
+            &["convert", "lint", "list", "Examples:"][..],
+        ),
+        (
+            &["convert", "--help"][..],
+            &[
+                "--to <TARGET>",
+                "--strict <MODE>",
+                "--lenient",
+                "--names <FILE>",
+                "[FILE]",
+                "Examples:",
+                "gemini",
+            ][..],
+        ),
+        (
+            &["lint", "--help"][..],
+            &[
+                "--to <TARGETS>",
+                "comma-separated",
+                "accepted as is",
+                "Examples:",
+            ][..],
+        ),
+        (
+            &["list", "--help"][..],
+            &[
+                "--to <TARGET>",
+                "--server-stderr <MODE>",
+                "inherit",
+                "discard",
+                "--timeout",
+                "-- <COMMAND>",
+                "Examples:",
+            ][..],
+        ),
+    ] {
+        let output = tooldef(args, None);
+        assert_eq!(status(&output), 0, "{args:?}");
+        for text in expected {
+            assert!(
+                stdout(&output).contains(text),
+                "{args:?} lacks {text}:\n{}",
+                stdout(&output)
+            );
+        }
+    }
+    // `-h` is the short form: one line per option.
+    let short = tooldef(&["convert", "-h"], None);
+    assert_eq!(status(&short), 0);
+    assert!(
+        stdout(&short).lines().count()
+            < stdout(&tooldef(&["convert", "--help"], None))
+                .lines()
+                .count()
+    );
+}
+
+#[test]
+fn names_are_written_to_a_file() {
+    let input = br#"[
+        {"name": "fs.read_file", "description": "Read.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "fs/read_file", "description": "Read too.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "2fa", "description": "Codes.", "inputSchema": {"type": "object", "properties": {}}}
+    ]"#;
+    let path = temp_path("names.json");
+    let path_text = path.to_str().expect("a UTF-8 path");
+    let output = tooldef(
+        &["convert", "--to", "gemini", "--names", path_text],
+        Some(input),
+    );
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let names: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the names were written"))
+            .expect("the names are JSON");
+    assert_eq!(
+        names,
+        serde_json::json!({"fs_read_file": "fs.read_file", "fs_read_file_2": "fs/read_file", "_2fa": "2fa"})
+    );
+    let tools = json_array(&output);
+    let wire: Vec<&str> = tools.iter().map(wire_name).collect();
+    assert_eq!(wire, ["fs_read_file", "fs_read_file_2", "_2fa"]);
+
+    // The whole corpus: one entry per tool.
+    let output = tooldef(
+        &["convert", "--to", "chat", "--names", path_text, GITHUB],
+        None,
+    );
+    assert_eq!(status(&output), 0);
+    let names: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("written")).expect("JSON");
+    assert_eq!(names.as_object().map(|m| m.len()), Some(117));
+    assert_eq!(names["get_me"], "get_me");
+
+    // Not written when the conversion fails.
+    std::fs::remove_file(&path).expect("removed");
+    let output = tooldef(
+        &["convert", "--to", "gemini", "--names", path_text, FASTMCP],
+        None,
+    );
+    assert_eq!(status(&output), 1);
+    assert!(!path.exists());
+}
+
+/// Builds the project's MCP server example (cheap when it is up to date) and returns its path.
+fn mcp_server_binary() -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "tooldef-examples",
+            "--example",
+            "mcp_server",
+        ])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the mcp_server example failed");
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        PathBuf::from,
+    );
+    target.join("debug/examples/mcp_server")
+}
+
+#[test]
+fn lists_and_converts_the_example_server_s_tools() {
+    let server = mcp_server_binary();
+    let server = server.to_str().expect("a UTF-8 path");
+    let output = tooldef(&["list", "--to", "chat", "--", server], None);
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let tools = json_array(&output);
+    let names: Vec<&str> = tools.iter().map(wire_name).collect();
+    assert_eq!(
+        names,
+        [
+            "get_server_time",
+            "get_weather",
+            "convert_currency",
+            "search_flights",
+            "book_hotel",
+            "plan_itinerary",
+            "set_reminder",
+            "send_agent_message",
+            "cancel_booking"
+        ]
+    );
+    for tool in &tools {
+        assert_eq!(tool["type"], "function");
+        assert_eq!(tool["function"]["strict"], true, "{tool}");
+        assert_eq!(tool["function"]["parameters"]["type"], "object");
+        assert_eq!(
+            tool["function"]["parameters"]["additionalProperties"],
+            false
+        );
+    }
+    let days = &tools[1]["function"]["parameters"]["properties"]["days"];
+    assert_eq!(days["type"], serde_json::json!(["integer", "null"]));
+    assert!(
+        days["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("Default: 3.")),
+        "{days}"
+    );
+    let log = stderr(&output);
+    assert!(
+        log.contains("tooldef: connected to tooldef-showcase"),
+        "{log}"
+    );
+    assert!(log.contains(" listed 9 tools"), "{log}");
+    // Inherited by default: the server's own line shows.
+    assert!(
+        log.contains("mcp_server: serving 9 tools over stdio"),
+        "{log}"
+    );
+
+    // Discarded on request; the test tools come with an argument after the command.
+    let output = tooldef(
+        &[
+            "list",
+            "--to",
+            "gemini",
+            "--server-stderr",
+            "discard",
+            "--",
+            server,
+            "--test-tools",
+        ],
+        None,
+    );
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    assert_eq!(json_array(&output).len(), 11);
+    assert!(
+        !stderr(&output).contains("mcp_server:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_server_that_does_not_start_is_an_error() {
+    let output = tooldef(&["list", "--to", "chat", "--", "/nonexistent/server"], None);
+    assert_eq!(status(&output), 2);
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        stderr(&output),
+        "tooldef: cannot start `/nonexistent/server`: no such file\n"
+    );
+
+    // A program that is not an MCP server: it exits at once.
+    let output = tooldef(&["list", "--to", "chat", "--", "true"], None);
+    assert_eq!(status(&output), 2);
+    assert!(output.stdout.is_empty());
+    let last = stderr(&output)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        last.starts_with("tooldef: `true` did not start as an MCP server: "),
+        "{last}"
+    );
+
+    // One that never answers.
+    let output = tooldef(
+        &[
+            "list",
+            "--to",
+            "chat",
+            "--timeout",
+            "1",
+            "--",
+            "sleep",
+            "30",
+        ],
+        None,
+    );
+    assert_eq!(status(&output), 2);
+    let last = stderr(&output)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .to_owned();
+    assert_eq!(
+        last,
+        "tooldef: `sleep 30` did not answer `initialize` within 1 s (--timeout)"
+    );
+}
+
+#[test]
+fn duplicate_names_are_rejected() {
+    let input = br#"[
+        {"name": "a", "description": "One.", "inputSchema": {"type": "object", "properties": {}}},
+        {"name": "a", "description": "Two.", "inputSchema": {"type": "object", "properties": {}}}
+    ]"#;
+    // Calls are routed by name, so the second tool of a name cannot be reached: rejected.
+    let output = tooldef(&["convert", "--to", "chat"], Some(input));
+    assert_eq!(status(&output), 1, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is named `a` too"),
+        "{}",
+        stderr(&output)
+    );
+    let lenient = tooldef(&["convert", "--to", "chat", "--lenient"], Some(input));
+    assert_eq!(status(&lenient), 0);
+    let tools: serde_json::Value = serde_json::from_slice(&lenient.stdout).unwrap();
+    assert_eq!(tools.as_array().unwrap().len(), 1);
+    // Lint judges each tool alone, and reports the clash as a warning of its own.
+    let lint = tooldef(&["lint", "--to", "chat"], Some(input));
+    assert!(
+        stdout(&lint).contains("  warning: 2 tools have this name"),
+        "{}",
+        stdout(&lint)
+    );
+    assert!(
+        stdout(&lint)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .ends_with("; 1 duplicate name")
+    );
+}

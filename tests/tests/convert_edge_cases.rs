@@ -1,0 +1,1147 @@
+//! Hand-written edge cases for `tooldef::convert`: foreign MCP tools a real server might send,
+//! and the ones it should not, each checked in every target it concerns.
+
+use serde_json::{Value, json};
+use tooldef::convert::{
+    Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert, read_tools,
+};
+use tooldef::{SchemaError, Target};
+use tooldef_tests::{default_sentence, property_names, walk};
+
+fn lenient() -> ConvertOptions {
+    ConvertOptions {
+        lenient: true,
+        ..ConvertOptions::default()
+    }
+}
+
+fn tool(name: &str, input_schema: Value) -> Value {
+    json!({"name": name, "description": "A tool.", "inputSchema": input_schema})
+}
+
+/// Converts one tool (non-lenient, `Strictness::Auto`); panics when it is refused.
+fn one(input: &Value, target: Target) -> Conversion {
+    let conversion = convert(input, target, &ConvertOptions::default())
+        .unwrap_or_else(|err| panic!("{target}: {err}"));
+    assert_eq!(conversion.tools.len(), 1, "{target}");
+    conversion
+}
+
+fn parameters(tool: &Value, target: Target) -> Option<&Value> {
+    match target {
+        Target::Mcp => tool.get("inputSchema"),
+        Target::ChatCompletions => tool["function"].get("parameters"),
+        Target::Responses => tool.get("parameters"),
+        Target::Anthropic => tool.get("input_schema"),
+        Target::Gemini => tool.get("parameters"),
+    }
+}
+
+/// The arguments' schema of a one-tool conversion.
+fn schema_of(input: &Value, target: Target) -> Value {
+    let conversion = one(input, target);
+    parameters(&conversion.tools[0], target)
+        .cloned()
+        .unwrap_or_else(|| panic!("{target}: no parameters: {}", conversion.tools[0]))
+}
+
+fn strict_of(tool: &Value, target: Target) -> &Value {
+    match target {
+        Target::ChatCompletions => &tool["function"]["strict"],
+        _ => &tool["strict"],
+    }
+}
+
+fn out_name(tool: &Value, target: Target) -> &str {
+    match target {
+        Target::ChatCompletions => tool["function"]["name"].as_str().unwrap(),
+        _ => tool["name"].as_str().unwrap(),
+    }
+}
+
+fn descriptions(schema: &Value) -> Vec<&str> {
+    walk(schema)
+        .into_iter()
+        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
+        .collect()
+}
+
+fn keys_anywhere(schema: &Value, keyword: &str) -> Vec<String> {
+    walk(schema)
+        .into_iter()
+        .filter(|n| n.schema.get(keyword).is_some())
+        .map(|n| n.pointer)
+        .collect()
+}
+
+/// Every default of `input_schema`, described in every target; the keyword only kept for MCP.
+fn assert_defaults_described(input_schema: Value, expected: &[&Value]) {
+    let input = tool("defaults", input_schema);
+    let mut lost = Vec::new();
+    for target in Target::ALL {
+        let schema = schema_of(&input, target);
+        let texts = descriptions(&schema);
+        for default in expected {
+            let sentence = default_sentence(default);
+            if !texts.iter().any(|t| t.contains(&sentence)) {
+                lost.push(format!(
+                    "{target}: {sentence} is in no description of {schema}"
+                ));
+            }
+        }
+        if target != Target::Mcp {
+            assert_eq!(
+                keys_anywhere(&schema, "default"),
+                Vec::<String>::new(),
+                "{target}"
+            );
+        }
+    }
+    assert!(lost.is_empty(), "defaults lost:\n{}", lost.join("\n"));
+}
+
+fn validate_2020_12(schema: &Value, what: &str) {
+    if let Err(err) = jsonschema::draft202012::meta::validate(schema) {
+        panic!("{what}: {err}\n{schema}");
+    }
+    if let Err(err) = jsonschema::draft202012::new(schema) {
+        panic!("{what} does not compile: {err}\n{schema}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Defaults at depth
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn defaults_under_items_are_described() {
+    let schema = json!({"type": "object", "properties": {
+        "rows": {"type": "array", "items": {
+            "type": "object",
+            "properties": {"size": {"type": "integer", "default": 5}},
+            "required": ["size"]
+        }},
+        "tags": {"type": "array", "items": {"type": "string", "default": "misc"}}
+    }, "required": ["rows", "tags"]});
+    assert_defaults_described(schema.clone(), &[&json!(5), &json!("misc")]);
+    // At the same place, as the last sentence.
+    let input = tool("defaults", schema);
+    for target in Target::ALL {
+        let out = schema_of(&input, target);
+        assert_eq!(
+            out.pointer("/properties/rows/items/properties/size/description"),
+            Some(&json!("Default: 5.")),
+            "{target}"
+        );
+        assert_eq!(
+            out.pointer("/properties/tags/items/description"),
+            Some(&json!("Default: \"misc\".")),
+            "{target}"
+        );
+    }
+}
+
+#[test]
+fn defaults_under_any_of_are_described() {
+    assert_defaults_described(
+        json!({"type": "object", "properties": {
+            "either": {"anyOf": [
+                {"type": "string", "default": "s"},
+                {"type": "integer", "default": 7}
+            ]},
+            "maybe": {"anyOf": [{"type": "number", "default": 0.5}, {"type": "null"}]}
+        }, "required": ["either"]}),
+        &[&json!("s"), &json!(7), &json!(0.5)],
+    );
+}
+
+#[test]
+fn defaults_under_additional_properties_are_described() {
+    assert_defaults_described(
+        json!({"type": "object", "properties": {
+            "weights": {"type": "object", "additionalProperties": {"type": "number", "default": 1.5}}
+        }, "required": ["weights"]}),
+        &[&json!(1.5)],
+    );
+}
+
+/// `patternProperties` is a map too (described for OpenAI and Gemini).
+#[test]
+fn defaults_under_pattern_properties_are_described() {
+    assert_defaults_described(
+        json!({"type": "object", "properties": {
+            "headers": {"type": "object", "patternProperties": {"^x-": {"type": "string", "default": "none"}}}
+        }, "required": ["headers"]}),
+        &[&json!("none")],
+    );
+}
+
+#[test]
+fn defaults_under_defs_are_described() {
+    assert_defaults_described(
+        json!({
+            "type": "object",
+            "properties": {
+                "opts": {"$ref": "#/$defs/Opts"},
+                "mode": {"$ref": "#/$defs/Mode"}
+            },
+            "required": ["opts", "mode"],
+            "$defs": {
+                "Opts": {"type": "object", "properties": {
+                    "level": {"type": "integer", "default": 2},
+                    "nested": {"type": "object", "properties": {"deep": {"type": "boolean", "default": true}}}
+                }},
+                "Mode": {"type": "string", "enum": ["fast", "slow"], "default": "fast"}
+            }
+        }),
+        &[&json!(2), &json!(true), &json!("fast")],
+    );
+}
+
+#[test]
+fn defaults_under_tuples_are_described() {
+    assert_defaults_described(
+        json!({"type": "object", "properties": {
+            "pair": {"type": "array", "prefixItems": [
+                {"type": "string", "default": "x"},
+                {"type": "integer", "default": 0}
+            ], "items": false}
+        }, "required": ["pair"]}),
+        &[&json!("x"), &json!(0)],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of the list and of tools without parameters
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn an_empty_tool_list_converts_to_nothing() {
+    for input in [json!({"tools": []}), json!([])] {
+        assert_eq!(read_tools(&input).unwrap().len(), 0);
+        for target in Target::ALL {
+            for options in [ConvertOptions::default(), lenient()] {
+                let conversion = convert(&input, target, &options).unwrap();
+                assert!(conversion.tools.is_empty(), "{target}");
+                assert!(conversion.rejected.is_empty(), "{target}");
+                assert!(conversion.diagnostics.is_empty(), "{target}");
+                assert_eq!(conversion.names.to_json(), json!({}), "{target}");
+            }
+        }
+    }
+    // Neither tools nor a tool.
+    for input in [
+        json!({"tools": {}}),
+        json!("tools"),
+        json!({"other": 1}),
+        json!(null),
+    ] {
+        assert!(
+            matches!(
+                convert(&input, Target::Mcp, &lenient()),
+                Err(ConvertError::NotTools(_))
+            ),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn tools_without_parameters_take_an_empty_object() {
+    for schema in [
+        json!({"type": "object"}),
+        json!({"type": "object", "properties": {}}),
+        json!({"type": "object", "additionalProperties": false}),
+        json!({"type": "object", "description": "No arguments."}),
+    ] {
+        let input = tool("noop", schema.clone());
+        for target in Target::ALL {
+            let conversion = one(&input, target);
+            let out = &conversion.tools[0];
+            assert!(conversion.diagnostics.is_empty(), "{schema} {target}");
+            match target {
+                // Gemini wants `parameters` left out.
+                Target::Gemini => assert_eq!(parameters(out, target), None, "{schema}"),
+                _ => {
+                    let params = parameters(out, target).unwrap();
+                    assert_eq!(params["type"], "object", "{schema} {target}");
+                    assert_eq!(params["properties"], json!({}), "{schema} {target}");
+                    assert_eq!(params["additionalProperties"], false, "{schema} {target}");
+                    validate_2020_12(params, &format!("{schema} {target}"));
+                }
+            }
+            if target.is_openai() {
+                assert_eq!(strict_of(out, target), true, "{schema} {target}");
+                let params = parameters(out, target).unwrap();
+                assert_eq!(params["required"], json!([]), "{schema} {target}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enums
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn enums_are_kept_and_integer_ones_described_for_gemini() {
+    let input = tool(
+        "enums",
+        json!({"type": "object", "properties": {
+            "color": {"type": "string", "enum": ["red", "green"]},
+            "level": {"description": "Level", "type": "integer", "enum": [1, 2, 3]}
+        }, "required": ["color", "level"]}),
+    );
+    for target in Target::ALL {
+        let schema = schema_of(&input, target);
+        assert_eq!(
+            schema["properties"]["color"]["enum"],
+            json!(["red", "green"]),
+            "{target}"
+        );
+        assert_eq!(schema["properties"]["color"]["type"], "string", "{target}");
+        let level = &schema["properties"]["level"];
+        assert_eq!(level["type"], "integer", "{target}");
+        if target == Target::Gemini {
+            assert_eq!(level.get("enum"), None);
+            assert_eq!(level["description"], "Level. Must be one of: 1, 2, 3.");
+        } else {
+            assert_eq!(level["enum"], json!([1, 2, 3]), "{target}");
+            assert_eq!(level["description"], "Level", "{target}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The input is only read
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn the_input_is_left_unmodified() {
+    let input = json!({"tools": [
+        tool("everything.at-once", json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Args",
+            "type": "object",
+            "properties": {
+                "a": {"title": "A thing", "$ref": "#/$defs/A", "default": {"x": 1}},
+                "b": {"oneOf": [{"const": 1}, {"const": "one"}]},
+                "c": {"type": ["string", "null"], "format": "uri", "minLength": 2},
+                "d": {"allOf": [{"type": "object", "properties": {"p": {"type": "string"}}}]},
+                "e": {"type": "object", "additionalProperties": {"type": "integer", "default": 0}},
+                "f": {"type": "array", "prefixItems": [{"type": "string"}], "items": false},
+                "g": {"type": "integer", "exclusiveMinimum": 0, "enum": [1, 2]},
+                "h": true,
+                "i": {"if": {"type": "string"}, "then": {"minLength": 1}, "else": {"type": "null"}},
+                "r": {"$ref": "#"}
+            },
+            "$defs": {"A": {"type": "object", "properties": {"x": {"type": "integer", "default": 3}}}}
+        })),
+        json!({"inputSchema": {"type": "string"}}),
+        json!(7)
+    ]});
+    let before = input.clone();
+    for target in Target::ALL {
+        for strict in [Strictness::Auto, Strictness::On, Strictness::Off] {
+            for lenient in [true, false] {
+                let _ = convert(&input, target, &ConvertOptions { strict, lenient });
+            }
+        }
+    }
+    for t in read_tools(&input).unwrap() {
+        if let Ok(definition) = tooldef::convert::definition_of(t, &ConvertOptions::default()) {
+            for target in Target::ALL {
+                let _ = definition.to_json(target);
+            }
+        }
+    }
+    assert_eq!(input, before);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn dotted_and_slashed_names_are_sanitised_and_reversible() {
+    let input = json!([
+        tool("fs.read_file", json!({"type": "object"})),
+        tool("git/log", json!({"type": "object"})),
+        tool("9lives", json!({"type": "object"}))
+    ]);
+    for target in Target::ALL {
+        let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
+        let names: Vec<&str> = conversion
+            .tools
+            .iter()
+            .map(|t| out_name(t, target))
+            .collect();
+        let expected: &[&str] = if target == Target::Mcp {
+            &["fs.read_file", "git/log", "9lives"]
+        } else {
+            &["fs_read_file", "git_log", "_9lives"]
+        };
+        assert_eq!(names, expected, "{target}");
+        for (name, original) in names.iter().zip(["fs.read_file", "git/log", "9lives"]) {
+            assert_eq!(conversion.names.original(name), Some(original), "{target}");
+            assert_eq!(conversion.names.target_name(original), Some(*name));
+        }
+        let renamed = conversion
+            .diagnostics
+            .iter()
+            .filter(|d| d.message.starts_with("renamed"))
+            .count();
+        assert_eq!(
+            renamed,
+            if target == Target::Mcp { 0 } else { 3 },
+            "{target}"
+        );
+    }
+}
+
+#[test]
+fn names_over_64_characters_get_a_hash_suffix_and_stay_reversible() {
+    let long_a = format!("{}.alpha", "x".repeat(70));
+    let long_b = format!("{}.beta", "x".repeat(70));
+    let input = json!([
+        tool(&long_a, json!({"type": "object"})),
+        tool(&long_b, json!({"type": "object"}))
+    ]);
+    for target in Target::ALL {
+        let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
+        let a = out_name(&conversion.tools[0], target);
+        let b = out_name(&conversion.tools[1], target);
+        if target == Target::Mcp {
+            assert_eq!((a, b), (long_a.as_str(), long_b.as_str()));
+            continue;
+        }
+        for (name, original) in [(a, &long_a), (b, &long_b)] {
+            assert_eq!(name.len(), 64, "{name}");
+            let (head, hash) = name.split_at(55);
+            assert_eq!(head, "x".repeat(55), "{name}");
+            let hash = hash.strip_prefix('_').unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(hash.len(), 8, "{name}");
+            assert!(
+                hash.chars()
+                    .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c)),
+                "{name}"
+            );
+            assert_eq!(conversion.names.original(name), Some(original.as_str()));
+        }
+        assert_ne!(a, b, "{target}: two long names sharing a beginning");
+        // Stable: the same name gets the same suffix again.
+        let again = convert(&input, target, &ConvertOptions::default()).unwrap();
+        assert_eq!(out_name(&again.tools[0], target), a);
+    }
+    // Past MCP's 128 characters, the name is not an MCP name at all.
+    let too_long = tool(&"y".repeat(129), json!({"type": "object"}));
+    let conversion = convert(&json!([too_long]), Target::Mcp, &lenient()).unwrap();
+    assert_eq!(conversion.rejected.len(), 1);
+    assert!(
+        conversion.rejected[0].reasons[0].contains("is not a valid MCP tool name"),
+        "{:?}",
+        conversion.rejected
+    );
+}
+
+#[test]
+fn names_that_collide_after_sanitising_are_told_apart() {
+    let input = json!([
+        tool("a.b", json!({"type": "object"})),
+        tool("a/b", json!({"type": "object"})),
+        tool("a_b", json!({"type": "object"}))
+    ]);
+    for target in Target::ALL {
+        let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
+        let names: Vec<&str> = conversion
+            .tools
+            .iter()
+            .map(|t| out_name(t, target))
+            .collect();
+        let expected: &[&str] = if target == Target::Mcp {
+            &["a.b", "a/b", "a_b"]
+        } else {
+            &["a_b", "a_b_2", "a_b_3"]
+        };
+        assert_eq!(names, expected, "{target}");
+        for (name, original) in names.iter().zip(["a.b", "a/b", "a_b"]) {
+            assert_eq!(conversion.names.original(name), Some(original), "{target}");
+        }
+    }
+}
+
+/// Two tools with the same MCP name (a server should not list them, but a merged list can):
+/// the second must not be sent under the first one's name, where calls could not be routed.
+#[test]
+fn duplicate_names_do_not_produce_duplicate_target_names() {
+    let input = json!([
+        tool(
+            "same",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}})
+        ),
+        tool(
+            "same",
+            json!({"type": "object", "properties": {"b": {"type": "integer"}}})
+        )
+    ]);
+    let mut clashes = Vec::new();
+    for target in Target::ALL {
+        let conversion = convert(&input, target, &lenient()).unwrap();
+        let names: Vec<&str> = conversion
+            .tools
+            .iter()
+            .map(|t| out_name(t, target))
+            .collect();
+        let mut distinct = names.clone();
+        distinct.dedup();
+        if distinct.len() != names.len() {
+            clashes.push(format!(
+                "{target}: two tools sent as {names:?} (rejected: {:?})",
+                conversion.rejected
+            ));
+        }
+    }
+    assert!(clashes.is_empty(), "{}", clashes.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools that are not tools
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn malformed_tools_are_rejected_with_every_reason() {
+    let cases: &[(Value, Option<&str>, &[&str])] = &[
+        (
+            json!({"description": "x", "inputSchema": {"type": "object"}}),
+            None,
+            &["it has no `name`"],
+        ),
+        (
+            json!({"name": 5, "inputSchema": {"type": "object"}}),
+            None,
+            &["its `name` is not a string"],
+        ),
+        (
+            json!({"name": "s", "inputSchema": {"type": "string"}}),
+            Some("s"),
+            &["its `inputSchema` is not an object schema (`\"type\": \"object\"`)"],
+        ),
+        (
+            json!({"name": "u", "inputSchema": {"anyOf": [{"type": "object"}, {"type": "null"}]}}),
+            Some("u"),
+            &["its `inputSchema` is not an object schema (`\"type\": \"object\"`)"],
+        ),
+        (
+            json!({"name": "m"}),
+            Some("m"),
+            &["it has no `inputSchema`"],
+        ),
+        (
+            json!({"name": "n", "inputSchema": "object"}),
+            Some("n"),
+            &["its `inputSchema` is not a JSON object"],
+        ),
+        (
+            json!({"name": "b", "inputSchema": true}),
+            Some("b"),
+            &["its `inputSchema` is not a JSON object"],
+        ),
+        (
+            json!({"inputSchema": [1]}),
+            None,
+            &["it has no `name`", "its `inputSchema` is not a JSON object"],
+        ),
+        (json!("a string"), None, &["is not a JSON object"]),
+        (json!(42), None, &["is not a JSON object"]),
+        (json!(null), None, &["is not a JSON object"]),
+    ];
+    let good = tool("good", json!({"type": "object"}));
+    // Distinct names: a second tool named `good` would itself be rejected as a duplicate.
+    let good_too = tool("good_too", json!({"type": "object"}));
+    for target in Target::ALL {
+        for (bad, name, reasons) in cases {
+            let expected = Rejected {
+                index: 1,
+                name: name.map(str::to_owned),
+                reasons: reasons.iter().map(|r| (*r).to_owned()).collect(),
+            };
+            let input = json!([good, bad, good_too]);
+            match convert(&input, target, &ConvertOptions::default()) {
+                Err(ConvertError::Rejected(rejected)) => {
+                    assert_eq!(rejected, expected, "{bad} {target}");
+                    let shown = ConvertError::Rejected(rejected).to_string();
+                    assert!(shown.contains(reasons[0]), "{shown}");
+                    assert!(shown.ends_with("(convert leniently to skip it)"), "{shown}");
+                }
+                other => panic!("{bad} {target}: {other:?}"),
+            }
+            let conversion = convert(&input, target, &lenient()).unwrap();
+            assert_eq!(conversion.rejected, [expected], "{bad} {target}");
+            assert_eq!(conversion.tools.len(), 2, "{bad} {target}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recursion
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_ref_to_the_root_is_kept_except_for_gemini_which_reports_it() {
+    let input = tool(
+        "tree",
+        json!({"type": "object", "properties": {
+            "label": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#"}}
+        }, "required": ["label", "children"]}),
+    );
+    for target in [
+        Target::Mcp,
+        Target::ChatCompletions,
+        Target::Responses,
+        Target::Anthropic,
+    ] {
+        let conversion = one(&input, target);
+        let schema = parameters(&conversion.tools[0], target).unwrap();
+        assert_eq!(
+            schema.pointer("/properties/children/items"),
+            Some(&json!({"$ref": "#"})),
+            "{target}"
+        );
+        validate_2020_12(schema, &target.to_string());
+        if target.is_openai() {
+            assert_eq!(strict_of(&conversion.tools[0], target), true, "{target}");
+        }
+    }
+    let reason = SchemaError::Recursive {
+        target: Target::Gemini,
+        reference: "#".to_owned(),
+    }
+    .to_string();
+    match convert(&input, Target::Gemini, &ConvertOptions::default()) {
+        Err(ConvertError::Rejected(rejected)) => {
+            assert_eq!(rejected.reasons, std::slice::from_ref(&reason));
+        }
+        other => panic!("{other:?}"),
+    }
+    let conversion = convert(&input, Target::Gemini, &lenient()).unwrap();
+    assert!(conversion.tools.is_empty());
+    assert_eq!(
+        conversion.rejected,
+        [Rejected {
+            index: 0,
+            name: Some("tree".to_owned()),
+            reasons: vec![reason.clone()],
+        }]
+    );
+    assert!(reason.contains("recursive"), "{reason}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Keywords some targets do not take
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn one_of_with_a_discriminator_becomes_any_of_where_needed() {
+    let input = tool(
+        "shapes",
+        json!({"type": "object", "properties": {
+            "shape": {
+                "oneOf": [
+                    {"type": "object", "properties": {"kind": {"type": "string", "const": "circle"}, "r": {"type": "number"}}, "required": ["kind", "r"]},
+                    {"type": "object", "properties": {"kind": {"type": "string", "const": "square"}, "side": {"type": "number"}}, "required": ["kind", "side"]}
+                ],
+                "discriminator": {"propertyName": "kind"}
+            }
+        }, "required": ["shape"]}),
+    );
+    for target in Target::ALL {
+        let conversion = one(&input, target);
+        let out = &conversion.tools[0];
+        let shape = &parameters(out, target).unwrap()["properties"]["shape"];
+        let (kept, gone) = match target {
+            Target::Mcp | Target::Anthropic => ("oneOf", "anyOf"),
+            _ => ("anyOf", "oneOf"),
+        };
+        let branches = shape[kept]
+            .as_array()
+            .unwrap_or_else(|| panic!("{target}: {shape}"));
+        assert_eq!(branches.len(), 2, "{target}");
+        assert_eq!(shape.get(gone), None, "{target}");
+        let kinds: Vec<&Value> = branches.iter().map(|b| &b["properties"]["kind"]).collect();
+        match target {
+            Target::Mcp | Target::Anthropic => {
+                assert_eq!(kinds[0]["const"], "circle");
+                assert_eq!(kinds[1]["const"], "square");
+            }
+            _ => {
+                assert_eq!(kinds[0]["enum"], json!(["circle"]), "{target}");
+                assert_eq!(kinds[1]["enum"], json!(["square"]), "{target}");
+                assert_eq!(kinds[0].get("const"), None, "{target}");
+            }
+        }
+        if target == Target::Gemini {
+            assert_eq!(shape.get("discriminator"), None);
+        }
+        if target.is_openai() {
+            assert_eq!(strict_of(out, target), true, "{target}");
+        }
+    }
+}
+
+#[test]
+fn prefix_items_tuples_become_items_for_openai_and_gemini() {
+    let input = tool(
+        "tuples",
+        json!({"type": "object", "properties": {
+            "point": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false}
+        }, "required": ["point"]}),
+    );
+    for target in Target::ALL {
+        let point = schema_of(&input, target)["properties"]["point"].clone();
+        match target {
+            Target::Mcp | Target::Anthropic => {
+                assert_eq!(
+                    point["prefixItems"],
+                    json!([{"type": "string"}, {"type": "integer"}])
+                );
+                assert_eq!(point["items"], false);
+            }
+            _ => {
+                assert_eq!(point.get("prefixItems"), None, "{target}");
+                assert_eq!(
+                    point["items"],
+                    json!({"anyOf": [{"type": "string"}, {"type": "integer"}]}),
+                    "{target}"
+                );
+                assert_eq!(point["minItems"], 2, "{target}");
+                assert_eq!(point["maxItems"], 2, "{target}");
+                assert_eq!(
+                    point["description"],
+                    "A list of exactly 2 items: first a string, then an integer.",
+                    "{target}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn const_becomes_a_one_value_enum_or_a_sentence() {
+    let input = tool(
+        "consts",
+        json!({"type": "object", "properties": {
+            "version": {"type": "string", "const": "v1"},
+            "answer": {"type": "integer", "const": 42}
+        }, "required": ["version", "answer"]}),
+    );
+    for target in Target::ALL {
+        let schema = schema_of(&input, target);
+        let (version, answer) = (
+            &schema["properties"]["version"],
+            &schema["properties"]["answer"],
+        );
+        match target {
+            Target::Mcp | Target::Anthropic => {
+                assert_eq!(version["const"], "v1");
+                assert_eq!(answer["const"], 42);
+            }
+            Target::Gemini => {
+                assert_eq!(version["enum"], json!(["v1"]));
+                assert_eq!(answer.get("enum"), None);
+                assert_eq!(answer["description"], "Must be 42.");
+            }
+            _ => {
+                assert_eq!(version["enum"], json!(["v1"]), "{target}");
+                assert_eq!(answer["enum"], json!([42]), "{target}");
+            }
+        }
+        if target != Target::Mcp && target != Target::Anthropic {
+            assert_eq!(keys_anywhere(&schema, "const"), Vec::<String>::new());
+        }
+    }
+}
+
+#[test]
+fn all_of_objects_are_merged_where_needed() {
+    let input = tool(
+        "merged",
+        json!({"type": "object", "properties": {
+            "who": {"allOf": [
+                {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+                {"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]}
+            ]}
+        }, "required": ["who"]}),
+    );
+    for target in Target::ALL {
+        let conversion = one(&input, target);
+        let out = &conversion.tools[0];
+        let who = &parameters(out, target).unwrap()["properties"]["who"];
+        match target {
+            Target::Mcp | Target::Anthropic => {
+                assert_eq!(who["allOf"].as_array().map(Vec::len), Some(2), "{target}");
+            }
+            _ => {
+                assert_eq!(who.get("allOf"), None, "{target}: {who}");
+                assert_eq!(who["type"], "object", "{target}");
+                assert_eq!(property_names(who), ["name", "age"], "{target}");
+                assert_eq!(who["required"], json!(["name", "age"]), "{target}");
+            }
+        }
+        if target.is_openai() {
+            assert_eq!(strict_of(out, target), true, "{target}");
+            assert_eq!(who["additionalProperties"], false, "{target}");
+        }
+    }
+    // Branches that conflict cannot be merged: kept (not strict) for OpenAI, said for Gemini.
+    let conflict = tool(
+        "conflict",
+        json!({"type": "object", "properties": {
+            "n": {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 5}]}
+        }, "required": ["n"]}),
+    );
+    let chat = one(&conflict, Target::ChatCompletions);
+    assert_eq!(chat.tools[0]["function"]["strict"], false);
+    assert!(
+        chat.diagnostics.iter().any(|d| d
+            .message
+            .contains("`allOf` is not supported in strict mode")),
+        "{:?}",
+        chat.diagnostics
+    );
+    let gemini = schema_of(&conflict, Target::Gemini);
+    let n = &gemini["properties"]["n"];
+    assert_eq!(n.get("allOf"), None);
+    assert!(
+        n["description"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Must match all of these schemas"),
+        "{n}"
+    );
+}
+
+#[test]
+fn conditionals_and_dependent_schemas_are_kept_or_described() {
+    let input = tool(
+        "conditional",
+        json!({"type": "object", "properties": {
+            "order": {
+                "type": "object",
+                "properties": {"kind": {"type": "string"}, "qty": {"type": "integer"}},
+                "if": {"properties": {"kind": {"const": "bulk"}}},
+                "then": {"properties": {"qty": {"minimum": 100}}},
+                "else": {"properties": {"qty": {"maximum": 99}}},
+                "dependentSchemas": {"qty": {"required": ["kind"]}}
+            }
+        }, "required": ["order"]}),
+    );
+    for target in Target::ALL {
+        let conversion = one(&input, target);
+        let out = &conversion.tools[0];
+        let order = &parameters(out, target).unwrap()["properties"]["order"];
+        let kept = ["if", "then", "else", "dependentSchemas"];
+        if target == Target::Gemini {
+            for keyword in kept {
+                assert_eq!(order.get(keyword), None, "{keyword}");
+            }
+            let description = order["description"].as_str().unwrap_or_default();
+            assert!(description.contains("If the value is"), "{description}");
+            assert!(
+                description.contains("If `qty` is present, the object must also match"),
+                "{description}"
+            );
+        } else {
+            for keyword in kept {
+                assert!(order.get(keyword).is_some(), "{target}: {keyword}");
+            }
+            validate_2020_12(parameters(out, target).unwrap(), &target.to_string());
+        }
+        if target.is_openai() {
+            assert_eq!(strict_of(out, target), false, "{target}");
+            assert!(
+                conversion
+                    .diagnostics
+                    .iter()
+                    .any(|d| d.message.contains("`if` is not supported in strict mode")),
+                "{:?}",
+                conversion.diagnostics
+            );
+        }
+    }
+}
+
+#[test]
+fn boolean_property_schemas_are_kept_or_replaced() {
+    let input = tool(
+        "bools",
+        json!({"type": "object", "properties": {"anything": true, "never": false}}),
+    );
+    for target in Target::ALL {
+        let conversion = one(&input, target);
+        let out = &conversion.tools[0];
+        let schema = parameters(out, target).unwrap();
+        let (anything, never) = (
+            &schema["properties"]["anything"],
+            &schema["properties"]["never"],
+        );
+        match target {
+            Target::Gemini => {
+                assert_eq!(anything, &json!({}));
+                assert_eq!(
+                    never,
+                    &json!({"description": "Accepts no value; leave it out."})
+                );
+            }
+            _ => {
+                assert_eq!(anything, &json!(true), "{target}");
+                assert_eq!(never, &json!(false), "{target}");
+                validate_2020_12(schema, &target.to_string());
+            }
+        }
+        if target.is_openai() {
+            assert_eq!(strict_of(out, target), false, "{target}");
+            assert!(
+                conversion.diagnostics.iter().any(|d| d.message
+                    == "`/properties/anything`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false"),
+                "{:?}",
+                conversion.diagnostics
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Strictness
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
+    let input = json!([
+        tool(
+            "labels",
+            json!({"type": "object", "properties": {
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}}
+        }, "required": ["tags"]})
+        ),
+        tool(
+            "plain",
+            json!({"type": "object", "properties": {
+            "q": {"type": "string"},
+            "n": {"type": "integer"}
+        }, "required": ["q"]})
+        )
+    ]);
+    let why = "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false";
+    for target in [Target::ChatCompletions, Target::Responses] {
+        let on = ConvertOptions {
+            strict: Strictness::On,
+            lenient: false,
+        };
+        match convert(&input, target, &on) {
+            Err(ConvertError::Rejected(rejected)) => assert_eq!(
+                rejected,
+                Rejected {
+                    index: 0,
+                    name: Some("labels".to_owned()),
+                    reasons: vec![why.to_owned()],
+                },
+                "{target}"
+            ),
+            other => panic!("{target}: {other:?}"),
+        }
+        let conversion = convert(
+            &input,
+            target,
+            &ConvertOptions {
+                lenient: true,
+                ..on
+            },
+        )
+        .unwrap();
+        assert_eq!(conversion.rejected.len(), 1, "{target}");
+        assert_eq!(conversion.tools.len(), 1, "{target}");
+        assert_eq!(strict_of(&conversion.tools[0], target), true, "{target}");
+
+        // Auto: non-strict, with the reason.
+        let auto = convert(&input, target, &ConvertOptions::default()).unwrap();
+        assert_eq!(strict_of(&auto.tools[0], target), false, "{target}");
+        assert_eq!(strict_of(&auto.tools[1], target), true, "{target}");
+        assert_eq!(
+            auto.diagnostics
+                .iter()
+                .map(|d| (d.tool.as_str(), d.message.as_str()))
+                .collect::<Vec<_>>(),
+            [("labels", why)],
+            "{target}"
+        );
+        let plain = parameters(&auto.tools[1], target).unwrap();
+        assert_eq!(plain["required"], json!(["q", "n"]), "{target}");
+        assert_eq!(plain["properties"]["n"]["type"], json!(["integer", "null"]));
+
+        // Off: never strict, nothing to explain, optional properties stay optional.
+        let off = ConvertOptions {
+            strict: Strictness::Off,
+            lenient: false,
+        };
+        let conversion = convert(&input, target, &off).unwrap();
+        assert!(conversion.rejected.is_empty());
+        for out in &conversion.tools {
+            assert_eq!(strict_of(out, target), false, "{target}");
+        }
+        assert!(
+            conversion.diagnostics.is_empty(),
+            "{:?}",
+            conversion.diagnostics
+        );
+        let labels = parameters(&conversion.tools[0], target).unwrap();
+        assert_eq!(
+            labels["properties"]["tags"]["additionalProperties"],
+            json!({"type": "string"})
+        );
+        let plain = parameters(&conversion.tools[1], target).unwrap();
+        assert_eq!(plain["required"], json!(["q"]), "{target}");
+        assert_eq!(plain["properties"]["n"]["type"], "integer", "{target}");
+    }
+    // Strictness only concerns OpenAI: the other targets take the open map as it is.
+    for target in [Target::Mcp, Target::Anthropic, Target::Gemini] {
+        let on = ConvertOptions {
+            strict: Strictness::On,
+            lenient: false,
+        };
+        let conversion = convert(&input, target, &on).unwrap();
+        assert_eq!(conversion.tools.len(), 2, "{target}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Gemini specifics on odd input
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn nullable_type_arrays_and_exclusive_bounds_fit_gemini() {
+    let input = tool(
+        "gemini",
+        json!({"type": "object", "properties": {
+            "name": {"type": ["string", "null"]},
+            "count": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10},
+            "ratio": {"type": "number", "exclusiveMinimum": 0}
+        }, "required": ["name", "count", "ratio"]}),
+    );
+    let schema = schema_of(&input, Target::Gemini);
+    assert_eq!(
+        schema["properties"]["name"],
+        json!({"type": "string", "nullable": true})
+    );
+    assert_eq!(
+        schema["properties"]["count"],
+        json!({"type": "integer", "minimum": 1, "maximum": 9})
+    );
+    assert_eq!(
+        schema["properties"]["ratio"],
+        json!({"description": "Must be greater than 0.", "type": "number"})
+    );
+}
+
+/// `const` next to an `enum` that does not contain it (a schema nothing satisfies) must still
+/// not reach OpenAI or Gemini as `const`.
+#[test]
+fn const_next_to_a_disagreeing_enum_does_not_reach_openai_or_gemini() {
+    let input = tool(
+        "contradiction",
+        json!({"type": "object", "properties": {
+            "x": {"type": "string", "const": "a", "enum": ["b"]}
+        }, "required": ["x"]}),
+    );
+    let mut kept = Vec::new();
+    for target in [Target::ChatCompletions, Target::Responses, Target::Gemini] {
+        let conversion = convert(&input, target, &lenient()).unwrap();
+        for out in &conversion.tools {
+            let schema = parameters(out, target).unwrap();
+            if !keys_anywhere(schema, "const").is_empty() {
+                kept.push(format!(
+                    "{target} (strict: {}): {schema}",
+                    strict_of(out, target)
+                ));
+            }
+        }
+    }
+    assert!(kept.is_empty(), "`const` sent:\n{}", kept.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile sizes
+// ---------------------------------------------------------------------------------------------
+
+/// As deep as `serde_json` parses (its recursion limit is 128): converts everywhere; OpenAI
+/// refuses strict mode past 10 levels of objects and says so.
+#[test]
+fn deeply_nested_objects_from_json_text_convert() {
+    let depth = 60;
+    let mut text = String::from(r#"{"type": "string", "default": "leaf"}"#);
+    for _ in 0..depth {
+        text = format!(r#"{{"type": "object", "properties": {{"n": {text}}}, "required": ["n"]}}"#);
+    }
+    let schema: Value = serde_json::from_str(&text).expect("within serde_json's depth limit");
+    let input = tool("deep", schema);
+    for target in Target::ALL {
+        let conversion = one(&input, target);
+        let out = &conversion.tools[0];
+        let schema = parameters(out, target).unwrap();
+        let leaf = format!("{}/description", "/properties/n".repeat(depth));
+        assert_eq!(
+            schema.pointer(&leaf),
+            Some(&json!("Default: \"leaf\".")),
+            "{target}"
+        );
+        if target.is_openai() {
+            assert_eq!(strict_of(out, target), false, "{target}");
+            assert!(
+                conversion.diagnostics.iter().any(|d| d.message
+                    == format!("`{}`: objects are nested more than 10 levels deep, more than strict mode allows; rendered with strict: false", "/properties/n".repeat(10))),
+                "{:?}",
+                conversion.diagnostics
+            );
+        }
+    }
+}
+
+/// Each definition uses the previous one twice: inlining everything would copy 2^30 subtrees.
+/// The expansion budget keeps it small; what is left is kept as `$ref` with its `$defs` (a valid,
+/// compilable schema), and Gemini, which cannot keep a `$ref`, refuses the tool.
+#[test]
+fn exponential_references_stay_bounded() {
+    let mut defs = serde_json::Map::new();
+    defs.insert("D0".into(), json!({"type": "integer"}));
+    for i in 1..=30 {
+        let previous = format!("#/$defs/D{}", i - 1);
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {
+                "a": {"$ref": previous}, "b": {"$ref": previous}
+            }, "required": ["a", "b"]}),
+        );
+    }
+    let input = tool(
+        "bomb",
+        json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/D30"}}, "required": ["x"], "$defs": defs}),
+    );
+    let started = std::time::Instant::now();
+    for target in [Target::Mcp, Target::ChatCompletions, Target::Anthropic] {
+        let conversion = one(&input, target);
+        let schema = parameters(&conversion.tools[0], target).unwrap();
+        assert!(
+            schema.to_string().len() < 5_000_000,
+            "{target}: {} bytes",
+            schema.to_string().len()
+        );
+        validate_2020_12(schema, &target.to_string());
+    }
+    let conversion = convert(&input, Target::Gemini, &lenient()).unwrap();
+    assert_eq!(conversion.rejected.len(), 1);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}

@@ -1,0 +1,971 @@
+//! Conformance of `tooldef::convert` on real foreign MCP tool lists: the two corpora of
+//! `shared/corpus` (117 tools of github/github-mcp-server, 27 FastMCP tools), converted for every
+//! target and checked against the core issue's rules.
+//!
+//! The corpus lives beside the clone (`shared/corpus`, read-only); each test fails with a clear
+//! message when it is missing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use serde_json::Value;
+use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert};
+use tooldef::{SchemaError, Target};
+use tooldef_tests::{default_sentence, is_object_node, property_names, walk};
+
+const GITHUB: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/github-mcp-server.tools.json"
+);
+const FASTMCP: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/corpus/fastmcp-metabolic.tools.json"
+);
+
+/// The formats OpenAI strict mode accepts.
+const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Every keyword a Gemini `parameters` node may carry (docs/TARGET_RULES.md: Gemini refuses
+/// unknown names, so everything else is described).
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "properties",
+    "required",
+    "propertyOrdering",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+];
+
+/// The FastMCP tools with a recursive type (`GeneRule`), which Gemini cannot express.
+const RECURSIVE_FOR_GEMINI: &[(usize, &str)] = &[(8, "add_reaction"), (10, "set_gene_rule")];
+
+/// The tools that cannot be strict for OpenAI, and exactly why (the diagnostics).
+const GITHUB_NOT_STRICT: &[&str] = &["projects_write"];
+const FASTMCP_NOT_STRICT: &[&str] = &[
+    "add_reaction",
+    "pathway_enrichment",
+    "community_fba",
+    "set_objective",
+];
+const FASTMCP_STRICT_DIAGNOSTICS: &[(&str, &str)] = &[
+    (
+        "add_reaction",
+        "`/properties/stoichiometry`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+    ),
+    (
+        "pathway_enrichment",
+        "`/properties/flux_changes`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+    ),
+    (
+        "community_fba",
+        "`/properties/member_models`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+    ),
+    (
+        "community_fba",
+        "`/properties/abundances/anyOf/0`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+    ),
+    (
+        "set_objective",
+        "`/properties/coefficients`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
+    ),
+];
+
+/// One corpus file: its bytes as read, and the parsed `tools/list` result.
+struct Corpus {
+    label: &'static str,
+    path: &'static str,
+    bytes: Vec<u8>,
+    input: Value,
+}
+
+impl Corpus {
+    fn tools(&self) -> &[Value] {
+        self.input["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{}: no `tools` array", self.path))
+    }
+
+    fn names(&self) -> Vec<&str> {
+        self.tools()
+            .iter()
+            .map(|t| t["name"].as_str().expect("corpus tool name"))
+            .collect()
+    }
+
+    fn tool(&self, name: &str) -> &Value {
+        self.tools()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{}: no tool `{name}`", self.label))
+    }
+
+    fn not_strict(&self) -> &'static [&'static str] {
+        if self.label == "github" {
+            GITHUB_NOT_STRICT
+        } else {
+            FASTMCP_NOT_STRICT
+        }
+    }
+
+    /// The tools a target cannot take (with lenient conversion they are `rejected`).
+    fn rejected_for(&self, target: Target) -> &'static [(usize, &'static str)] {
+        if self.label == "fastmcp" && target == Target::Gemini {
+            RECURSIVE_FOR_GEMINI
+        } else {
+            &[]
+        }
+    }
+}
+
+fn read(path: &'static str) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|err| {
+        panic!(
+            "the tool corpus `{path}` cannot be read ({err}): these tests need the read-only \
+             `shared/corpus` directory beside the clone (see shared/corpus/README.md)"
+        )
+    })
+}
+
+fn load(label: &'static str, path: &'static str) -> Corpus {
+    let bytes = read(path);
+    let input = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|err| panic!("the tool corpus `{path}` is not JSON: {err}"));
+    Corpus {
+        label,
+        path,
+        bytes,
+        input,
+    }
+}
+
+fn corpora() -> [Corpus; 2] {
+    [load("github", GITHUB), load("fastmcp", FASTMCP)]
+}
+
+fn lenient() -> ConvertOptions {
+    ConvertOptions {
+        lenient: true,
+        ..ConvertOptions::default()
+    }
+}
+
+fn converted(corpus: &Corpus, target: Target) -> Conversion {
+    convert(&corpus.input, target, &lenient())
+        .unwrap_or_else(|err| panic!("{} for {target}: {err}", corpus.label))
+}
+
+/// The input names of the tools a target converted, in input order.
+fn converted_names(corpus: &Corpus, target: Target) -> Vec<&str> {
+    let skipped: Vec<&str> = corpus
+        .rejected_for(target)
+        .iter()
+        .map(|(_, n)| *n)
+        .collect();
+    corpus
+        .names()
+        .into_iter()
+        .filter(|n| !skipped.contains(n))
+        .collect()
+}
+
+fn out_name(tool: &Value, target: Target) -> &str {
+    let name = match target {
+        Target::ChatCompletions => &tool["function"]["name"],
+        _ => &tool["name"],
+    };
+    name.as_str()
+        .unwrap_or_else(|| panic!("no name for {target}: {tool}"))
+}
+
+/// The arguments' schema of a converted tool; Gemini omits `parameters` for a tool without any.
+fn parameters(tool: &Value, target: Target) -> Option<&Value> {
+    match target {
+        Target::Mcp => tool.get("inputSchema"),
+        Target::ChatCompletions => tool["function"].get("parameters"),
+        Target::Responses => tool.get("parameters"),
+        Target::Anthropic => tool.get("input_schema"),
+        Target::Gemini => tool.get("parameters"),
+    }
+}
+
+fn strict_flag(tool: &Value, target: Target) -> &Value {
+    match target {
+        Target::ChatCompletions => &tool["function"]["strict"],
+        _ => &tool["strict"],
+    }
+}
+
+/// Every converted tool with its input tool, for one target.
+fn pairs<'a>(
+    corpus: &'a Corpus,
+    conversion: &'a Conversion,
+) -> impl Iterator<Item = (&'a Value, &'a Value)> + 'a {
+    let names = converted_names(corpus, conversion.target);
+    assert_eq!(conversion.tools.len(), names.len(), "{}", corpus.label);
+    names
+        .into_iter()
+        .zip(&conversion.tools)
+        .map(|(name, out)| (corpus.tool(name), out))
+}
+
+fn descriptions(schema: &Value) -> Vec<&str> {
+    walk(schema)
+        .into_iter()
+        .filter_map(|node| node.schema.get("description").and_then(Value::as_str))
+        .collect()
+}
+
+/// Whether a JSON Pointer only goes through `properties/<name>` and `items`, so the node it
+/// names sits at the same place in every rendering.
+fn is_direct_path(pointer: &str) -> bool {
+    let mut segments = pointer.split('/').skip(1);
+    while let Some(keyword) = segments.next() {
+        match keyword {
+            "properties" if segments.next().is_some() => {}
+            "items" => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+fn is_valid_openai_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// Gemini: starts with a letter or `_`; letters, digits, `_`, `.`, `:`, `-`; at most 64.
+fn is_valid_gemini_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-'))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus itself
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn corpus_files_hold_the_documented_tools() {
+    let [github, fastmcp] = corpora();
+    assert_eq!(github.tools().len(), 117, "{}", github.path);
+    assert_eq!(fastmcp.tools().len(), 27, "{}", fastmcp.path);
+    for corpus in [&github, &fastmcp] {
+        let names = corpus.names();
+        let distinct: BTreeSet<&str> = names.iter().copied().collect();
+        assert_eq!(
+            distinct.len(),
+            names.len(),
+            "{}: duplicate names",
+            corpus.label
+        );
+    }
+    // The recursive type the Gemini expectations rely on.
+    for (index, name) in RECURSIVE_FOR_GEMINI {
+        let tool = &fastmcp.tools()[*index];
+        assert_eq!(tool["name"], *name);
+        assert_eq!(
+            tool["inputSchema"]["$defs"]["GeneRule"]["properties"]["children"]["items"]["$ref"],
+            "#/$defs/GeneRule"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Every tool converts, except what a target cannot express
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn every_tool_converts_for_every_target_except_recursion_for_gemini() {
+    for corpus in corpora() {
+        for target in Target::ALL {
+            let expected_rejected = corpus.rejected_for(target);
+            let strict_batch = convert(&corpus.input, target, &ConvertOptions::default());
+            match (expected_rejected.first(), strict_batch) {
+                (None, Ok(conversion)) => {
+                    assert!(conversion.rejected.is_empty(), "{} {target}", corpus.label);
+                    assert_eq!(conversion.tools.len(), corpus.tools().len());
+                }
+                (Some((index, name)), Err(ConvertError::Rejected(rejected))) => {
+                    assert_eq!(rejected.index, *index, "{} {target}", corpus.label);
+                    assert_eq!(rejected.name.as_deref(), Some(*name));
+                    assert_eq!(rejected.reasons, [recursion_reason()]);
+                }
+                (expected, got) => panic!(
+                    "{} for {target}: expected the first rejection {expected:?}, got {got:?}",
+                    corpus.label
+                ),
+            }
+
+            let conversion = converted(&corpus, target);
+            let expected: Vec<Rejected> = expected_rejected
+                .iter()
+                .map(|(index, name)| Rejected {
+                    index: *index,
+                    name: Some((*name).to_owned()),
+                    reasons: vec![recursion_reason()],
+                })
+                .collect();
+            assert_eq!(conversion.rejected, expected, "{} {target}", corpus.label);
+            let names: Vec<&str> = conversion
+                .tools
+                .iter()
+                .map(|t| out_name(t, target))
+                .collect();
+            assert_eq!(
+                names,
+                converted_names(&corpus, target),
+                "{} {target}",
+                corpus.label
+            );
+        }
+    }
+}
+
+fn recursion_reason() -> String {
+    let reason = SchemaError::Recursive {
+        target: Target::Gemini,
+        reference: "#/$defs/GeneRule".to_owned(),
+    }
+    .to_string();
+    assert!(
+        reason.contains("recursive type at `#/$defs/GeneRule`"),
+        "{reason}"
+    );
+    reason
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. OpenAI: strict where possible, and the strict rules hold
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn openai_tools_are_strict_unless_they_cannot_be_and_follow_the_strict_rules() {
+    for corpus in corpora() {
+        let chat = converted(&corpus, Target::ChatCompletions);
+        let responses = converted(&corpus, Target::Responses);
+        for conversion in [&chat, &responses] {
+            let target = conversion.target;
+            let mut not_strict = Vec::new();
+            for (input, out) in pairs(&corpus, conversion) {
+                let name = input["name"].as_str().unwrap();
+                let strict = match strict_flag(out, target) {
+                    Value::Bool(b) => *b,
+                    other => panic!("{name} {target}: `strict` is {other}"),
+                };
+                if !strict {
+                    not_strict.push(name);
+                }
+                let schema = parameters(out, target).expect("parameters");
+                check_openai_schema(schema, strict, &format!("{name} for {target}"));
+            }
+            assert_eq!(not_strict, corpus.not_strict(), "{} {target}", corpus.label);
+        }
+        // Both OpenAI APIs get the same schemas.
+        for (c, r) in chat.tools.iter().zip(&responses.tools) {
+            assert_eq!(
+                parameters(c, Target::ChatCompletions),
+                parameters(r, Target::Responses)
+            );
+        }
+    }
+}
+
+fn check_openai_schema(schema: &Value, strict: bool, what: &str) {
+    assert_eq!(schema["type"], "object", "{what}");
+    for node in walk(schema) {
+        let at = format!("{what} at `{}`", node.pointer);
+        let Some(object) = node.schema.as_object() else {
+            if strict {
+                // The only boolean schema strict mode allows: a closed object's `false`.
+                assert!(
+                    node.pointer.ends_with("/additionalProperties") && node.schema == false,
+                    "boolean schema {at}"
+                );
+            }
+            continue;
+        };
+        // Never sent to OpenAI, strict or not.
+        for banned in [
+            "default",
+            "$schema",
+            "title",
+            "const",
+            "minLength",
+            "maxLength",
+            "prefixItems",
+        ] {
+            assert!(
+                !object.contains_key(banned),
+                "`{banned}` {at}: {}",
+                node.schema
+            );
+        }
+        if let Some(format) = object.get("format") {
+            let format = format.as_str().unwrap_or_default();
+            assert!(OPENAI_FORMATS.contains(&format), "format `{format}` {at}");
+        }
+        if !strict {
+            continue;
+        }
+        for banned in ["oneOf", "allOf"] {
+            assert!(
+                !object.contains_key(banned),
+                "`{banned}` {at}: {}",
+                node.schema
+            );
+        }
+        if is_object_node(node.schema) {
+            assert_eq!(
+                object.get("additionalProperties"),
+                Some(&Value::Bool(false)),
+                "additionalProperties {at}"
+            );
+            let required: Vec<&str> = object
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            assert_eq!(required, property_names(node.schema), "required {at}");
+        }
+    }
+}
+
+#[test]
+fn tools_that_cannot_be_strict_say_why() {
+    for corpus in corpora() {
+        for target in [Target::ChatCompletions, Target::Responses] {
+            let conversion = converted(&corpus, target);
+            let why: Vec<(&str, &str)> = conversion
+                .diagnostics
+                .iter()
+                .filter(|d| d.message.contains("strict"))
+                .map(|d| (d.tool.as_str(), d.message.as_str()))
+                .collect();
+            // Every such note is about a non-strict tool and ends the same way.
+            for (tool, message) in &why {
+                assert!(
+                    corpus.not_strict().contains(tool),
+                    "{target}: a strict-related note on strict tool `{tool}`: {message}"
+                );
+                assert!(
+                    message.ends_with("; rendered with strict: false"),
+                    "{message}"
+                );
+            }
+            let explained: BTreeSet<&str> = why.iter().map(|(t, _)| *t).collect();
+            let expected: BTreeSet<&str> = corpus.not_strict().iter().copied().collect();
+            assert_eq!(explained, expected, "{} {target}", corpus.label);
+            if corpus.label == "fastmcp" {
+                assert_eq!(why, FASTMCP_STRICT_DIAGNOSTICS, "{target}");
+            } else {
+                // `items` (a `oneOf` of objects next to `type: object`) and `updated_field`
+                // (likewise, and its `value` accepts any JSON value).
+                let messages: Vec<&str> = why.iter().map(|(_, m)| *m).collect();
+                assert!(
+                    messages.contains(
+                        &"`/properties/items/items`: an object that accepts any keys cannot be strict; rendered with strict: false"
+                    ),
+                    "{messages:#?}"
+                );
+                assert!(
+                    messages.iter().any(|m| m.starts_with("`/properties/updated_field")
+                        && m.ends_with(
+                            "/properties/value`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false"
+                        )),
+                    "{messages:#?}"
+                );
+                assert!(
+                    messages
+                        .iter()
+                        .any(|m| m.starts_with("`/properties/updated_field")
+                            && m.contains("an object that accepts any keys cannot be strict")),
+                    "{messages:#?}"
+                );
+            }
+        }
+    }
+}
+
+/// docs/TARGET_RULES.md: a note starts "with where (a JSON Pointer in the rendered schema, or
+/// "the root")". Each pointer must name a node of the schema that was sent.
+#[test]
+fn diagnostic_pointers_name_nodes_of_the_rendered_schema() {
+    let mut dangling = Vec::new();
+    for corpus in corpora() {
+        for target in Target::ALL {
+            let conversion = converted(&corpus, target);
+            let by_name: BTreeMap<&str, &Value> = pairs(&corpus, &conversion)
+                .map(|(input, out)| (input["name"].as_str().unwrap(), out))
+                .collect();
+            for diagnostic in &conversion.diagnostics {
+                let Some(rest) = diagnostic.message.strip_prefix('`') else {
+                    continue;
+                };
+                let Some(pointer) = rest.split('`').next().filter(|p| p.starts_with('/')) else {
+                    continue;
+                };
+                let out = by_name[diagnostic.tool.as_str()];
+                let schema = parameters(out, target).expect("parameters");
+                let message = &diagnostic.message;
+                let fits = match schema.pointer(pointer) {
+                    None => false,
+                    // The node named must be the one the note is about.
+                    Some(node) if message.contains("an object that accepts any keys") => {
+                        is_object_node(node)
+                            && node.get("additionalProperties") != Some(&Value::Bool(false))
+                    }
+                    Some(node) if message.contains("accepts any value (no `type`)") => {
+                        node == &Value::Bool(true)
+                            || ["type", "anyOf", "enum", "const", "$ref"]
+                                .iter()
+                                .all(|k| node.get(k).is_none())
+                    }
+                    Some(node) if message.contains("an open map") => node
+                        .get("additionalProperties")
+                        .is_some_and(Value::is_object),
+                    Some(_) => true,
+                };
+                if !fits {
+                    dangling.push(format!(
+                        "{} for {target}: `{pointer}` is {} ({message})",
+                        diagnostic.tool,
+                        schema.pointer(pointer).map_or("missing".to_owned(), |n| n
+                            .to_string()
+                            .chars()
+                            .take(100)
+                            .collect())
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        dangling.is_empty(),
+        "notes point at nodes the rendered schema does not have:\n{}",
+        dangling.join("\n")
+    );
+}
+
+#[test]
+fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
+    for corpus in corpora() {
+        let options = ConvertOptions {
+            strict: Strictness::On,
+            lenient: true,
+        };
+        let conversion = convert(&corpus.input, Target::ChatCompletions, &options).unwrap();
+        let rejected: Vec<&str> = conversion
+            .rejected
+            .iter()
+            .map(|r| r.name.as_deref().unwrap())
+            .collect();
+        assert_eq!(rejected, corpus.not_strict(), "{}", corpus.label);
+        for r in &conversion.rejected {
+            assert!(
+                !r.reasons.is_empty()
+                    && r.reasons
+                        .iter()
+                        .any(|m| m.ends_with("; rendered with strict: false")),
+                "{r}"
+            );
+        }
+        for tool in &conversion.tools {
+            assert_eq!(tool["function"]["strict"], true);
+        }
+        let off = ConvertOptions {
+            strict: Strictness::Off,
+            lenient: false,
+        };
+        let conversion = convert(&corpus.input, Target::Responses, &off).unwrap();
+        assert_eq!(conversion.tools.len(), corpus.tools().len());
+        assert!(conversion.tools.iter().all(|t| t["strict"] == false));
+        assert!(
+            conversion
+                .diagnostics
+                .iter()
+                .all(|d| !d.message.contains("strict")),
+            "{:?}",
+            conversion.diagnostics
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Gemini: only the OpenAPI subset
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn gemini_parameters_use_only_the_openapi_subset() {
+    for corpus in corpora() {
+        let conversion = converted(&corpus, Target::Gemini);
+        for (input, out) in pairs(&corpus, &conversion) {
+            let name = input["name"].as_str().unwrap();
+            let Some(schema) = parameters(out, Target::Gemini) else {
+                assert!(
+                    property_names(&input["inputSchema"]).is_empty(),
+                    "{name}: parameters left out although it has some"
+                );
+                continue;
+            };
+            assert_eq!(schema["type"], "object", "{name}");
+            for node in walk(schema) {
+                let at = format!("{name} at `{}`", node.pointer);
+                let object = node
+                    .schema
+                    .as_object()
+                    .unwrap_or_else(|| panic!("boolean schema {at}"));
+                for banned in [
+                    "$ref",
+                    "$defs",
+                    "additionalProperties",
+                    "const",
+                    "oneOf",
+                    "allOf",
+                    "exclusiveMinimum",
+                    "exclusiveMaximum",
+                    "default",
+                ] {
+                    assert!(
+                        !object.contains_key(banned),
+                        "`{banned}` {at}: {}",
+                        node.schema
+                    );
+                }
+                for key in object.keys() {
+                    assert!(
+                        GEMINI_KEYWORDS.contains(&key.as_str()),
+                        "`{key}` is not a Gemini keyword {at}"
+                    );
+                }
+                let ty = object.get("type");
+                assert!(
+                    matches!(ty, None | Some(Value::String(_))),
+                    "type {ty:?} {at}"
+                );
+                if let Some(nullable) = object.get("nullable") {
+                    assert_eq!(nullable, &Value::Bool(true), "{at}");
+                }
+                if let Some(values) = object.get("enum") {
+                    assert_eq!(
+                        ty,
+                        Some(&Value::from("string")),
+                        "enum on a non-string {at}"
+                    );
+                    let values = values.as_array().expect("enum array");
+                    assert!(values.iter().all(Value::is_string), "enum values {at}");
+                }
+                if let Some(format) = object.get("format") {
+                    let allowed: &[&str] = match ty.and_then(Value::as_str) {
+                        Some("string") => &["enum", "date-time"],
+                        Some("integer") => &["int32", "int64"],
+                        Some("number") => &["float", "double"],
+                        _ => &[],
+                    };
+                    assert!(
+                        allowed.contains(&format.as_str().unwrap_or_default()),
+                        "format {format} {at}"
+                    );
+                }
+                if let Some(ordering) = object.get("propertyOrdering") {
+                    let ordering: Vec<&str> = ordering
+                        .as_array()
+                        .expect("propertyOrdering array")
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect();
+                    assert_eq!(ordering, property_names(node.schema), "{at}");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Defaults: never sent as a keyword (but MCP), always said
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn every_default_is_described_and_none_survives_but_for_mcp() {
+    let mut total = 0;
+    for corpus in corpora() {
+        for target in Target::ALL {
+            let conversion = converted(&corpus, target);
+            for (input, out) in pairs(&corpus, &conversion) {
+                let name = input["name"].as_str().unwrap();
+                let what = format!("{name} for {target}");
+                let input_schema = &input["inputSchema"];
+                let defaults: Vec<(String, &Value)> = walk(input_schema)
+                    .into_iter()
+                    .filter_map(|n| n.schema.get("default").map(|d| (n.pointer, d)))
+                    .collect();
+                let Some(schema) = parameters(out, target) else {
+                    assert!(defaults.is_empty(), "{what}: parameters dropped");
+                    continue;
+                };
+                if target != Target::Mcp {
+                    for node in walk(schema) {
+                        assert!(
+                            node.schema.get("default").is_none(),
+                            "{what}: `default` at `{}`",
+                            node.pointer
+                        );
+                    }
+                }
+                let texts = descriptions(schema);
+                for (pointer, default) in defaults {
+                    total += 1;
+                    let sentence = default_sentence(default);
+                    assert!(
+                        texts.iter().any(|t| t.contains(&sentence)),
+                        "{what}: the default at `{pointer}` ({sentence}) is in no description"
+                    );
+                    if is_direct_path(&pointer) {
+                        let description = schema
+                            .pointer(&pointer)
+                            .and_then(|n| n.get("description"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_else(|| panic!("{what}: no description at `{pointer}`"));
+                        assert!(
+                            description.ends_with(&sentence),
+                            "{what} at `{pointer}`: {description:?} should end with {sentence:?}"
+                        );
+                    }
+                    if target == Target::Mcp && is_direct_path(&pointer) {
+                        assert_eq!(
+                            schema.pointer(&pointer).and_then(|n| n.get("default")),
+                            Some(default),
+                            "{what}: MCP keeps `default` at `{pointer}`"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // 11 GitHub defaults and 90 FastMCP ones, in 5 targets, less the 8 of Gemini's two
+    // recursive tools.
+    assert_eq!(total, 5 * 11 + 5 * 90 - 8, "defaults checked");
+}
+
+/// The object-valued defaults of nested models, spelled as serde_json's compact JSON.
+#[test]
+fn object_valued_defaults_of_nested_models_are_spelled_compactly() {
+    let [_, fastmcp] = corpora();
+    let options = r#"Default: {"solver":"glpk","tolerance":1e-9,"time_limit_s":60,"loopless":false,"threads":null}."#;
+    let bounds = r#"Default: {"lower":-1000.0,"upper":1000.0}."#;
+    for target in Target::ALL {
+        let conversion = converted(&fastmcp, target);
+        for (input, out) in pairs(&fastmcp, &conversion) {
+            let name = input["name"].as_str().unwrap();
+            let Some(schema) = parameters(out, target) else {
+                continue;
+            };
+            if ["run_fba", "run_fva", "simulate_knockouts", "community_fba"].contains(&name) {
+                let description = schema["properties"]["options"]["description"]
+                    .as_str()
+                    .unwrap_or_default();
+                assert_eq!(
+                    description,
+                    format!("Solver and numerical options for optimisation runs. {options}"),
+                    "{name} for {target}"
+                );
+            }
+            if name == "run_scenario" {
+                assert!(
+                    descriptions(schema).iter().any(|d| d
+                        == &format!("Flux bounds for a reaction (mmol/gDW/h). {bounds}")),
+                    "{name} for {target}"
+                );
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Names
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn names_are_valid_for_each_target_reversible_and_distinct() {
+    for corpus in corpora() {
+        for target in Target::ALL {
+            let conversion = converted(&corpus, target);
+            let mut seen = BTreeSet::new();
+            for (input, out) in pairs(&corpus, &conversion) {
+                let original = input["name"].as_str().unwrap();
+                let name = out_name(out, target);
+                match target {
+                    Target::Mcp => assert_eq!(name, original),
+                    Target::Gemini => assert!(is_valid_gemini_name(name), "{name}"),
+                    _ => assert!(is_valid_openai_name(name), "{name} for {target}"),
+                }
+                assert_eq!(conversion.names.original(name), Some(original), "{target}");
+                assert_eq!(conversion.names.target_name(original), Some(name));
+                assert!(seen.insert(name), "{name} twice for {target}");
+            }
+            assert_eq!(
+                conversion.names.to_json().as_object().unwrap().len(),
+                seen.len(),
+                "{} {target}",
+                corpus.label
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. Declaration order
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn properties_keep_declaration_order() {
+    for corpus in corpora() {
+        for target in Target::ALL {
+            let conversion = converted(&corpus, target);
+            for (input, out) in pairs(&corpus, &conversion) {
+                let name = input["name"].as_str().unwrap();
+                let expected = property_names(&input["inputSchema"]);
+                let Some(schema) = parameters(out, target) else {
+                    assert!(expected.is_empty(), "{name} for {target}");
+                    continue;
+                };
+                assert_eq!(property_names(schema), expected, "{name} for {target}");
+                if target == Target::Gemini && expected.len() >= 2 {
+                    let ordering: Vec<&str> = schema["propertyOrdering"]
+                        .as_array()
+                        .unwrap_or_else(|| panic!("{name}: no propertyOrdering"))
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .collect();
+                    assert_eq!(ordering, expected, "{name} propertyOrdering");
+                }
+                // Inline nested objects keep theirs too.
+                for (property, declared) in input["inputSchema"]["properties"]
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                {
+                    let nested = property_names(declared);
+                    if nested.is_empty() {
+                        continue;
+                    }
+                    let rendered = &schema["properties"][property];
+                    assert_eq!(
+                        property_names(rendered),
+                        nested,
+                        "{name}.{property} for {target}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. The input is only read
+// ---------------------------------------------------------------------------------------------
+
+fn hash(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    bytes.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[test]
+fn converting_leaves_the_input_unchanged() {
+    for corpus in corpora() {
+        let before = corpus.input.clone();
+        let bytes_hash = hash(&corpus.bytes);
+        for target in Target::ALL {
+            for strict in [Strictness::Auto, Strictness::On, Strictness::Off] {
+                for lenient in [true, false] {
+                    let options = ConvertOptions { strict, lenient };
+                    let _ = convert(&corpus.input, target, &options);
+                }
+            }
+        }
+        for tool in corpus.tools() {
+            let definition = tooldef::convert::definition_of(tool, &ConvertOptions::default())
+                .unwrap_or_else(|reasons| panic!("{reasons:?}"));
+            for target in Target::ALL {
+                let _ = definition.to_json(target);
+            }
+        }
+        assert!(
+            corpus.input == before,
+            "{}: the parsed input changed",
+            corpus.label
+        );
+        let after = read(corpus.path);
+        assert_eq!(
+            hash(&after),
+            bytes_hash,
+            "{}: the file changed",
+            corpus.label
+        );
+        assert!(after == corpus.bytes, "{}: the file changed", corpus.label);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. JSON Schema outputs are valid draft 2020-12
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn json_schema_outputs_are_valid_2020_12() {
+    for corpus in corpora() {
+        for target in [
+            Target::Mcp,
+            Target::ChatCompletions,
+            Target::Responses,
+            Target::Anthropic,
+        ] {
+            let conversion = converted(&corpus, target);
+            for (input, out) in pairs(&corpus, &conversion) {
+                let what = format!("{} for {target}", input["name"]);
+                let schema = parameters(out, target).expect("parameters");
+                assert_eq!(schema["type"], "object", "{what}");
+                let mut schemas = vec![("input", schema)];
+                if target == Target::Mcp {
+                    assert_eq!(
+                        out.get("outputSchema").is_some(),
+                        input.get("outputSchema").is_some(),
+                        "{what}: outputSchema"
+                    );
+                    schemas.extend(out.get("outputSchema").map(|s| ("output", s)));
+                }
+                for (which, schema) in schemas {
+                    if let Err(err) = jsonschema::draft202012::meta::validate(schema) {
+                        panic!("{what} ({which}): {err}\n{schema}");
+                    }
+                    if let Err(err) = jsonschema::draft202012::new(schema) {
+                        panic!("{what} ({which}) does not compile: {err}\n{schema}");
+                    }
+                }
+            }
+        }
+    }
+}
