@@ -205,11 +205,11 @@ fn convert_one(
             "has no description: models choose tools by their descriptions, so add one".to_owned(),
         );
     }
-    let rendering = definition
-        .render(target)
-        .map_err(|err| vec![err.to_string()])?;
+    // Rendered once, not cached: the definition is thrown away after this tool.
+    let rendering =
+        crate::target::render(&definition, target).map_err(|err| vec![err.to_string()])?;
     notes.extend(rendering.notes.iter().cloned());
-    let mut json = rendering.to_json();
+    let mut json = rendering.into_json();
     if target == Target::Mcp {
         keep_mcp_only_fields(tool, &mut json);
     }

@@ -25,6 +25,7 @@ use super::strict_check::{strict_blockers, strict_problems};
 use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
+use super::walk::for_each_subschema;
 use crate::{SchemaError, Target};
 
 /// The result of rendering.
@@ -192,6 +193,51 @@ pub fn render_output_for(canonical: &Schema, target: Target) -> Result<TargetSch
 struct Run {
     schema: Schema,
     notes: Vec<String>,
+    /// The keywords of the starting schema that some transforms act on. A transform whose
+    /// keyword appears nowhere has nothing to do, and no transform before it adds that keyword,
+    /// so it is skipped: most schemas have no `$ref`, `title`, `oneOf` or `default`, and each
+    /// walk of a schema costs a hashed lookup per keyword per node.
+    present: Present,
+}
+
+/// Which of the keywords that gate transforms appear anywhere in a schema.
+#[derive(Debug, Clone, Copy, Default)]
+struct Present {
+    refs: bool,
+    title: bool,
+    one_of: bool,
+    any_of: bool,
+    all_of: bool,
+    constant: bool,
+    format: bool,
+    default: bool,
+}
+
+impl Present {
+    fn of(schema: &Schema) -> Present {
+        let mut present = Present::default();
+        present.scan(schema);
+        present
+    }
+
+    fn scan(&mut self, schema: &Schema) {
+        if let Some(node) = schema.as_object() {
+            for key in node.keys() {
+                match key.as_str() {
+                    "$ref" | "$defs" | "definitions" => self.refs = true,
+                    "title" => self.title = true,
+                    "oneOf" => self.one_of = true,
+                    "anyOf" => self.any_of = true,
+                    "allOf" => self.all_of = true,
+                    "const" => self.constant = true,
+                    "format" => self.format = true,
+                    "default" => self.default = true,
+                    _ => {}
+                }
+            }
+        }
+        for_each_subschema(schema, |_, sub| self.scan(sub));
+    }
 }
 
 impl Run {
@@ -199,9 +245,11 @@ impl Run {
     fn new(canonical: &Schema) -> Self {
         let mut schema = canonical.clone();
         normalize_root(&mut schema);
+        let present = Present::of(&schema);
         Run {
             schema,
             notes: Vec::new(),
+            present,
         }
     }
 
@@ -210,11 +258,22 @@ impl Run {
         self
     }
 
+    /// Applies `transform` when `needed` (see [`Run::present`]).
+    fn apply_if(&mut self, needed: bool, transform: impl Transform) -> &mut Self {
+        if needed {
+            self.apply(transform);
+        }
+        self
+    }
+
     fn inline_refs(
         &mut self,
         target: Target,
         allow_recursion: bool,
     ) -> Result<&mut Self, SchemaError> {
+        if !self.present.refs {
+            return Ok(self);
+        }
         let mut inline = InlineRefs::new(target, allow_recursion);
         inline.transform(&mut self.schema);
         inline.finish()?;
@@ -222,6 +281,9 @@ impl Run {
     }
 
     fn one_of_to_any_of(&mut self) -> &mut Self {
+        if !self.present.one_of {
+            return self;
+        }
         let mut t = OneOfToAnyOf::default();
         t.transform(&mut self.schema);
         self.notes.append(&mut t.notes);
@@ -229,6 +291,9 @@ impl Run {
     }
 
     fn simplify_all_of(&mut self, describe_unmergeable: bool) -> &mut Self {
+        if !self.present.all_of {
+            return self;
+        }
         let mut t = SimplifyAllOf::new(describe_unmergeable);
         t.transform(&mut self.schema);
         self.notes.append(&mut t.notes);
@@ -254,16 +319,20 @@ struct FullSchema {
 /// MCP (`keep_defaults`) and Anthropic: constraints stay; `default` is always said in words.
 fn full_schema(canonical: &Schema, target: Target, rules: FullSchema) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical);
+    let present = run.present;
     run.inline_refs(target, true)?
-        .apply(MergeTitles)
-        .apply(CollapseUnitEnums)
-        .apply(DropIntegerFormats);
+        .apply_if(present.title, MergeTitles)
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
+        .apply_if(present.format, DropIntegerFormats);
     if rules.close_objects {
         run.apply(CloseObjects);
     }
-    run.apply(DescribeDefaults {
-        keep_keyword: rules.keep_defaults,
-    });
+    run.apply_if(
+        present.default,
+        DescribeDefaults {
+            keep_keyword: rules.keep_defaults,
+        },
+    );
     Ok(run)
 }
 
@@ -297,13 +366,14 @@ fn openai(
 
 fn openai_run(canonical: &Schema, target: Target, strict: bool) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical);
+    let present = run.present;
     run.inline_refs(target, true)?
-        .apply(MergeTitles)
-        .apply(CollapseUnitEnums)
+        .apply_if(present.title, MergeTitles)
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
         .one_of_to_any_of()
-        .apply(ConstToEnum)
+        .apply_if(present.constant, ConstToEnum)
         .simplify_all_of(false)
-        .apply(DropIntegerFormats)
+        .apply_if(present.format, DropIntegerFormats)
         .apply(DescribeUnsupported {
             keywords: OPENAI_UNSUPPORTED,
             kept_formats: OPENAI_FORMATS,
@@ -313,19 +383,23 @@ fn openai_run(canonical: &Schema, target: Target, strict: bool) -> Result<Run, S
     if strict {
         run.apply(StrictRequiredNullable);
     }
-    run.apply(DescribeDefaults {
-        keep_keyword: false,
-    });
+    run.apply_if(
+        present.default,
+        DescribeDefaults {
+            keep_keyword: false,
+        },
+    );
     Ok(run)
 }
 
 /// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (recursion is an error).
 fn gemini(canonical: &Schema, target: Target) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical);
+    let present = run.present;
     run.inline_refs(target, false)?
-        .apply(MergeTitles)
-        .apply(CollapseUnitEnums)
-        .apply(ConstToEnum)
+        .apply_if(present.title, MergeTitles)
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
+        .apply_if(present.constant, ConstToEnum)
         .one_of_to_any_of()
         .simplify_all_of(true)
         .apply(GeminiNumberFormats)
@@ -339,9 +413,12 @@ fn gemini(canonical: &Schema, target: Target) -> Result<Run, SchemaError> {
         .apply(StringOnlyEnums)
         .apply(RemoveAdditionalProperties)
         .apply(ReplaceBoolSchemas)
-        .apply(DescribeDefaults {
-            keep_keyword: false,
-        })
+        .apply_if(
+            present.default,
+            DescribeDefaults {
+                keep_keyword: false,
+            },
+        )
         .apply(GeminiPropertyOrdering);
     Ok(run)
 }

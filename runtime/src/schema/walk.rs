@@ -87,7 +87,12 @@ impl Loc<'_> {
 
 fn push_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
-    pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+    // Nearly every segment needs no escaping: skip the two allocations `replace` would make.
+    if segment.contains(['~', '/']) {
+        pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+    } else {
+        pointer.push_str(segment);
+    }
 }
 
 /// Calls `f` on every direct subschema of `schema` (in key order), with its location. Values

@@ -109,6 +109,95 @@ impl Rendering {
         // Wire types are plain maps, strings and bools: serialising them cannot fail.
         serde_json::to_value(&self.tool).unwrap_or(serde_json::Value::Null)
     }
+
+    /// The wire value as JSON, moving the schemas rather than copying them (for a rendering made
+    /// once and not cached, as in [`convert`](crate::convert)).
+    pub fn into_json(self) -> serde_json::Value {
+        self.tool.into_json()
+    }
+}
+
+impl TargetTool {
+    /// The wire value as JSON, moving the schemas. Field for field what `Serialize` writes
+    /// (`into_json_matches_serialize` tests it).
+    pub fn into_json(self) -> serde_json::Value {
+        use serde_json::Value;
+        fn put(map: &mut JsonObject, key: &str, value: impl Into<Value>) {
+            map.insert(key.to_owned(), value.into());
+        }
+        fn put_opt(map: &mut JsonObject, key: &str, value: Option<impl Into<Value>>) {
+            if let Some(value) = value {
+                put(map, key, value);
+            }
+        }
+        let mut out = JsonObject::new();
+        match self {
+            // MCP carries annotations and output schemas: its derived form is the reference.
+            TargetTool::Mcp(tool) => {
+                return serde_json::to_value(tool).unwrap_or(Value::Null);
+            }
+            TargetTool::ChatCompletions(tool) => {
+                let mut function = JsonObject::new();
+                put(&mut function, "name", tool.function.name);
+                put_opt(&mut function, "description", tool.function.description);
+                put(
+                    &mut function,
+                    "parameters",
+                    Value::Object(tool.function.parameters),
+                );
+                put(&mut function, "strict", tool.function.strict);
+                put(&mut out, "type", tool.kind);
+                put(&mut out, "function", Value::Object(function));
+            }
+            TargetTool::Responses(tool) => {
+                put(&mut out, "type", tool.kind);
+                put(&mut out, "name", tool.name);
+                put_opt(&mut out, "description", tool.description);
+                put(&mut out, "parameters", Value::Object(tool.parameters));
+                put(&mut out, "strict", tool.strict);
+            }
+            TargetTool::Anthropic(tool) => {
+                put(&mut out, "name", tool.name);
+                put_opt(&mut out, "description", tool.description);
+                put(&mut out, "input_schema", Value::Object(tool.input_schema));
+            }
+            TargetTool::Gemini(tool) => {
+                put(&mut out, "name", tool.name);
+                put(&mut out, "description", tool.description);
+                put_opt(&mut out, "parameters", tool.parameters.map(Value::Object));
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn into_json_matches_serialize() {
+        let schema = schemars::json_schema!({
+            "type": "object", "properties": {"a": {"type": "integer", "default": 1}}
+        });
+        for description in [Some("Does a thing."), None] {
+            let mut builder = ToolDefinition::builder("t").input_schema(schema.clone());
+            if let Some(d) = description {
+                builder = builder.description(d);
+            }
+            let definition = builder.build();
+            for target in Target::ALL {
+                let rendering = render(&definition, target).unwrap();
+                let copied = rendering.to_json();
+                let moved = rendering.into_json();
+                assert_eq!(
+                    serde_json::to_string(&moved).unwrap(),
+                    serde_json::to_string(&copied).unwrap(),
+                    "{target}"
+                );
+            }
+        }
+    }
 }
 
 /// A tool in one target's wire shape; serialises to exactly the provider's JSON.
