@@ -28,7 +28,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use crate::tool::ToolAnnotations;
-use crate::{Target, ToolDefinition};
+use crate::{SchemaError, Target, ToolDefinition};
 
 /// Whether to render strictly where a target has a strict mode (OpenAI).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -206,8 +206,22 @@ fn convert_one(
         );
     }
     // Rendered once, not cached: the definition is thrown away after this tool.
-    let rendering =
-        crate::target::render(&definition, target).map_err(|err| vec![err.to_string()])?;
+    let rendering = match crate::target::render(&definition, target) {
+        // Gemini has no `$ref`: a recursive type is cut where it recurs and said in words, so
+        // that the tool still reaches the model (the provider never finds the problem first).
+        Err(SchemaError::Recursive { reference, .. }) => {
+            let cut = crate::schema::inline_cutting_recursion(definition.input_schema())
+                .map_err(|err| vec![err.to_string()])?;
+            notes.push(format!(
+                "the type at `{reference}` is recursive (or too large to write out), which \
+                 {target} cannot express: it is expanded as far as it goes, and beyond that \
+                 described in words"
+            ));
+            crate::target::render(&definition.with_input_schema(cut), target)
+        }
+        other => other,
+    }
+    .map_err(|err| vec![err.to_string()])?;
     notes.extend(rendering.notes.iter().cloned());
     let mut json = rendering.into_json();
     if target == Target::Mcp {

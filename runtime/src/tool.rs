@@ -133,6 +133,20 @@ impl ToolDefinition {
         self.strict
     }
 
+    /// The same definition with another input schema (already canonical), and no renderings.
+    pub(crate) fn with_input_schema(&self, input_schema: Schema) -> ToolDefinition {
+        ToolDefinition {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            description: self.description.clone(),
+            input_schema,
+            output_schema: self.output_schema.clone(),
+            annotations: self.annotations,
+            strict: self.strict,
+            renderings: Default::default(),
+        }
+    }
+
     /// The tool rendered for `target`: computed once, then served from the cache.
     pub fn render(&self, target: Target) -> Result<&Rendering, SchemaError> {
         let slot = &self.renderings[target as usize];

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::merge::merge_ref_siblings;
 use super::node::take;
-use super::walk::{Child, Loc, for_each_subschema_mut};
+use super::walk::{Child, Loc, for_each_subschema_mut, transform_subschemas_all};
 use crate::{SchemaError, Target};
 
 /// How many references one document may expand. Each expansion copies a subtree, and a chain
@@ -318,11 +318,84 @@ fn resolve<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
     matches!(here, Value::Object(_) | Value::Bool(_)).then_some(here)
 }
 
+/// Inlines every reference of `schema`, and replaces each one that points back at an enclosing
+/// definition (which a target without `$ref`, Gemini, cannot express) by an object described in
+/// words. For foreign tools, whose schemas must reach the model somehow; a Rust tool gets
+/// [`SchemaError::Recursive`] instead.
+pub(crate) fn inline_cutting_recursion(schema: &Schema) -> Result<Schema, SchemaError> {
+    let mut out = schema.clone();
+    let mut inline = InlineRefs::new(Target::Gemini, true);
+    inline.transform(&mut out);
+    inline.finish()?;
+    CutRecursiveRefs.transform(&mut out);
+    if let Some(root) = out.as_object_mut() {
+        take(root, "$defs");
+        take(root, "definitions");
+    }
+    Ok(out)
+}
+
+/// What `inline_cutting_recursion` leaves of a recursive reference.
+struct CutRecursiveRefs;
+
+impl Transform for CutRecursiveRefs {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            if let Some(Value::String(reference)) = node.get("$ref").cloned() {
+                let said = node
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(|d| format!("{} ", d.trim_end()))
+                    .unwrap_or_default();
+                let name = reference.rsplit('/').next().unwrap_or_default();
+                let sentence = if name.is_empty() || reference == "#" {
+                    "Same shape as the whole argument object: give it the same fields (the \
+                     structure is recursive)."
+                        .to_owned()
+                } else {
+                    format!(
+                        "A `{name}` again: give it the same fields as the `{name}` described \
+                         above (the structure is recursive, or too large to write out in full)."
+                    )
+                };
+                node.clear();
+                node.insert("type".to_owned(), Value::from("object"));
+                node.insert(
+                    "description".to_owned(),
+                    Value::from(format!("{said}{sentence}")),
+                );
+                return;
+            }
+        }
+        transform_subschemas_all(self, schema);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::schema::test_util::assert_same;
     use schemars::json_schema;
+
+    #[test]
+    fn recursion_is_cut_into_a_described_object() {
+        let schema = json_schema!({
+            "type": "object",
+            "properties": {"root": {"$ref": "#/$defs/Node"}},
+            "$defs": {"Node": {"type": "object", "properties": {
+                "next": {"description": "The next one.", "$ref": "#/$defs/Node"}
+            }}}
+        });
+        let cut = inline_cutting_recursion(&schema).unwrap();
+        assert!(cut.get("$defs").is_none());
+        let next = cut.pointer("/properties/root/properties/next").unwrap();
+        assert_eq!(next["type"], "object");
+        let description = next["description"].as_str().unwrap();
+        assert!(
+            description.starts_with("The next one. A `Node` again"),
+            "{description}"
+        );
+    }
 
     fn inline(mut schema: Schema, allow_recursion: bool) -> Result<Schema, SchemaError> {
         let mut t = InlineRefs::new(Target::Gemini, allow_recursion);

@@ -38,4 +38,5 @@ mod pipeline_tests;
 mod test_util;
 
 pub use canonical::canonicalize;
+pub(crate) use inline_refs::inline_cutting_recursion;
 pub use pipeline::{TargetSchema, render_for, render_output_for};
