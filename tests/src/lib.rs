@@ -16,6 +16,20 @@ pub struct Node<'a> {
     pub schema: &'a Value,
 }
 
+/// The string formats OpenAI strict mode accepts (PROVIDERS.md), checked against by the target
+/// and corpus tests independently of the runtime's own list.
+pub const OPENAI_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
 /// Keywords whose value is a map from names to schemas (names are data, not keywords).
 const SCHEMA_MAPS: &[&str] = &[
     "properties",

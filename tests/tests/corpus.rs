@@ -11,7 +11,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde_json::Value;
 use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert};
 use tooldef::{SchemaError, Target};
-use tooldef_tests::{default_sentence, is_object_node, property_names, walk};
+use tooldef_tests::{OPENAI_FORMATS, default_sentence, is_object_node, property_names, walk};
 
 const GITHUB: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -21,19 +21,6 @@ const FASTMCP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/corpus/fastmcp-metabolic.tools.json"
 );
-
-/// The formats OpenAI strict mode accepts.
-const OPENAI_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
 
 /// Every keyword a Gemini `parameters` node may carry (docs/TARGET_RULES.md: Gemini refuses
 /// unknown names, so everything else is described).

@@ -3,20 +3,7 @@
 use serde_json::Value;
 use tooldef::{Target, ToolDefinition};
 use tooldef_examples::showcase;
-use tooldef_tests::{default_sentence, is_object_node, property_names, walk};
-
-/// The formats OpenAI strict mode accepts.
-const OPENAI_FORMATS: &[&str] = &[
-    "date-time",
-    "time",
-    "date",
-    "duration",
-    "email",
-    "hostname",
-    "ipv4",
-    "ipv6",
-    "uuid",
-];
+use tooldef_tests::{OPENAI_FORMATS, default_sentence, is_object_node, property_names, walk};
 
 fn rendered(definition: &ToolDefinition, target: Target) -> Value {
     definition
