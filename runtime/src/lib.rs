@@ -35,6 +35,8 @@ pub mod mcp;
 mod output;
 mod portable;
 pub mod schema;
+// The directory is `targets/`: a source folder named `target/` reads like build output.
+#[path = "targets/mod.rs"]
 pub mod target;
 mod tool;
 mod toolset;
