@@ -134,7 +134,7 @@ fn unknown_key(key: &Path, attribute: &str, known: &str) -> String {
     let key = quote::quote!(#key).to_string().replace(' ', "");
     let suggestion = known
         .split(", ")
-        .map(|k| (k, edit_distance(&normalise(&key), &normalise(k))))
+        .map(|k| (k, strsim::levenshtein(&normalise(&key), &normalise(k))))
         .filter(|&(_, d)| d <= 2)
         .min_by_key(|&(_, d)| d)
         .map(|(k, _)| format!("did you mean `{k}`? "))
@@ -148,22 +148,6 @@ fn normalise(key: &str) -> String {
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
-}
-
-/// Levenshtein distance, for "did you mean"; keys are a few characters long.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 fn string_value(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
