@@ -563,31 +563,9 @@ fn names_are_written_to_a_file() {
     assert!(!path.exists());
 }
 
-/// Builds the project's MCP server example (cheap when it is up to date) and returns its path.
-fn mcp_server_binary() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "tooldef-examples",
-            "--example",
-            "mcp_server",
-        ])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building the mcp_server example failed");
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
-        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
-        PathBuf::from,
-    );
-    target.join("debug/examples/mcp_server")
-}
-
 #[test]
 fn lists_and_converts_the_example_server_s_tools() {
-    let server = mcp_server_binary();
+    let server = tooldef_tests::mcp_server_example();
     let server = server.to_str().expect("a UTF-8 path");
     let output = tooldef(&["list", "--to", "chat", "--", server], None);
     assert_eq!(status(&output), 0, "{}", stderr(&output));

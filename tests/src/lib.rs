@@ -111,3 +111,26 @@ pub fn property_names(schema: &Value) -> Vec<&str> {
 pub fn default_sentence(value: &Value) -> String {
     format!("Default: {value}.")
 }
+
+/// Builds the `mcp_server` example (cheap when it is up to date) and returns its path, for tests
+/// that drive it as a child process.
+pub fn mcp_server_example() -> std::path::PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = std::process::Command::new(cargo)
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "tooldef-examples",
+            "--example",
+            "mcp_server",
+        ])
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "building the mcp_server example failed");
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
+        std::path::PathBuf::from,
+    );
+    target.join("debug/examples/mcp_server")
+}

@@ -1,8 +1,6 @@
 //! The `mcp_server` example, started as a child process and driven by rmcp's own client; and an
 //! in-process server for pagination and `list_changed`.
 
-use std::path::PathBuf;
-use std::process::Command as StdCommand;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ErrorCode, PaginatedRequestParams};
@@ -15,30 +13,8 @@ use tooldef::Target;
 use tooldef::mcp::McpServer;
 use tooldef_examples::showcase;
 
-/// Builds the example (cheap when it is up to date) and returns its path.
-fn server_binary() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = StdCommand::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "tooldef-examples",
-            "--example",
-            "mcp_server",
-        ])
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "building the mcp_server example failed");
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
-        |_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
-        PathBuf::from,
-    );
-    target.join("debug/examples/mcp_server")
-}
-
 async fn start() -> RunningService<RoleClient, ()> {
-    let mut command = Command::new(server_binary());
+    let mut command = Command::new(tooldef_tests::mcp_server_example());
     command.arg("--test-tools");
     let transport = TokioChildProcess::new(command).expect("the server starts");
     ().serve(transport).await.expect("the client initialises")
@@ -310,7 +286,7 @@ async fn replacing_the_tools_notifies_the_client() {
 async fn malformed_json_rpc_gets_errors_and_the_server_keeps_serving() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-    let mut child = Command::new(server_binary())
+    let mut child = Command::new(tooldef_tests::mcp_server_example())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
