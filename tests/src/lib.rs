@@ -134,3 +134,19 @@ pub fn mcp_server_example() -> std::path::PathBuf {
     );
     target.join("debug/examples/mcp_server")
 }
+
+/// OpenAI strict mode's rule for an object node: closed (`additionalProperties: false`), with
+/// every property listed in `required`, in order. `at` says where, for the failure message.
+pub fn assert_closed_with_all_required(schema: &Value, at: &str) {
+    assert_eq!(
+        schema.get("additionalProperties"),
+        Some(&Value::Bool(false)),
+        "additionalProperties {at}"
+    );
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(required, property_names(schema), "required {at}");
+}

@@ -11,7 +11,10 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use serde_json::Value;
 use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert};
 use tooldef::{SchemaError, Target};
-use tooldef_tests::{OPENAI_FORMATS, default_sentence, is_object_node, property_names, walk};
+use tooldef_tests::{
+    OPENAI_FORMATS, assert_closed_with_all_required, default_sentence, is_object_node,
+    property_names, walk,
+};
 
 const GITHUB: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -424,17 +427,7 @@ fn check_openai_schema(schema: &Value, strict: bool, what: &str) {
             );
         }
         if is_object_node(node.schema) {
-            assert_eq!(
-                object.get("additionalProperties"),
-                Some(&Value::Bool(false)),
-                "additionalProperties {at}"
-            );
-            let required: Vec<&str> = object
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            assert_eq!(required, property_names(node.schema), "required {at}");
+            assert_closed_with_all_required(node.schema, &at);
         }
     }
 }

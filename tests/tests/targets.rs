@@ -3,7 +3,10 @@
 use serde_json::Value;
 use tooldef::{Target, ToolDefinition};
 use tooldef_examples::showcase;
-use tooldef_tests::{OPENAI_FORMATS, default_sentence, is_object_node, property_names, walk};
+use tooldef_tests::{
+    OPENAI_FORMATS, assert_closed_with_all_required, default_sentence, is_object_node,
+    property_names, walk,
+};
 
 fn rendered(definition: &ToolDefinition, target: Target) -> Value {
     definition
@@ -70,17 +73,7 @@ fn openai_targets_are_strict_and_closed() {
                     assert!(OPENAI_FORMATS.contains(&format), "format `{format}` {at}");
                 }
                 if is_object_node(node.schema) {
-                    assert_eq!(
-                        object.get("additionalProperties"),
-                        Some(&Value::Bool(false)),
-                        "additionalProperties {at}"
-                    );
-                    let required: Vec<&str> = object
-                        .get("required")
-                        .and_then(Value::as_array)
-                        .map(|r| r.iter().filter_map(Value::as_str).collect())
-                        .unwrap_or_default();
-                    assert_eq!(required, property_names(node.schema), "required {at}");
+                    assert_closed_with_all_required(node.schema, &at);
                 }
             }
         }
