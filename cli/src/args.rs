@@ -53,9 +53,12 @@ prefixed by the tool's name. A tool that cannot be converted makes the command f
 `rewritten: <what>`, `not strict: <why>` or `rejected: <why>`, grouped by tool, then a summary \
 line with the counts.
 
-`rewritten` compares each converted tool's name, description and parameter schema with the \
-original: keywords moved into descriptions, removed or added, `$ref`s inlined, and the library's \
-own notes. Exit status 1 when a requested target rejects any tool, else 0.",
+Each line is read from the report the library makes while rendering the tool: keywords moved \
+into descriptions, removed or added, keywords replaced by equivalents, optional properties made \
+required, `$ref`s inlined, the tool renamed or its description shortened. Warnings about the \
+batch follow the tools: names several tools share, more tools than a target takes in one \
+request, tools without descriptions. Exit status 1 when a requested target rejects any tool, \
+else 0.",
         after_long_help = "Examples:
   tooldef lint tools.json
   tooldef lint --to chat,responses --strict on tools.json
@@ -189,6 +192,18 @@ Example: --to chat,gemini"
 Example: --strict on"
     )]
     pub strict: StrictArg,
+    /// Also list every change of each rendering, one per line, with where it was made.
+    #[arg(
+        long,
+        short,
+        long_help = "Below each verdict, list every change its rendering made, one per line, with \
+the JSON Pointer of the node it was made at: which keyword was moved into the description and the \
+sentence written, which optional property was made required and nullable, which `$ref` was \
+inlined, why the tool is not strict.
+
+Example: tooldef lint --verbose --to chat tools.json"
+    )]
+    pub verbose: bool,
     /// What to lint.
     #[command(flatten)]
     pub input: InputArg,

@@ -4,11 +4,12 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use tooldef::Target;
-use tooldef::convert::{ConvertError, ConvertOptions, Rejected, Strictness, convert, read_tools};
+use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, convert};
 
 use crate::args::{ConversionArgs, ConvertArgs};
 use crate::failure::Failure;
-use crate::{input, output, rewrites};
+use crate::summary::Summary;
+use crate::{input, output};
 
 /// Runs `tooldef convert`.
 pub fn run(args: &ConvertArgs) -> Result<ExitCode, Failure> {
@@ -17,8 +18,20 @@ pub fn run(args: &ConvertArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Converts `value` (MCP tools read from `label`) as `args` say: the tools as a pretty JSON array
-/// on stdout, diagnostics on stderr, the name map to `--names`.
+/// on stdout, what each rendering changed (from its report) on stderr, the name map to `--names`.
 pub fn emit(value: &Value, label: &str, args: &ConversionArgs) -> Result<ExitCode, Failure> {
+    let conversion = converted(value, label, args)?;
+    if let Some(path) = &args.names {
+        output::json_file(path, &conversion.names.to_json())?;
+    }
+    output::stdout(&output::pretty(&Value::Array(conversion.into_json())))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Converts `value` as `args` say, saying on stderr what was rejected, what each tool's
+/// rendering changed, and what concerns the batch; fails when a tool is rejected and the
+/// conversion is not lenient.
+pub fn converted(value: &Value, label: &str, args: &ConversionArgs) -> Result<Conversion, Failure> {
     let target = Target::from(args.to);
     // Always lenient underneath: without --lenient every rejected tool is named, not only the
     // first, and nothing is printed.
@@ -26,56 +39,34 @@ pub fn emit(value: &Value, label: &str, args: &ConversionArgs) -> Result<ExitCod
         lenient: true,
         ..args.options()
     };
-    let originals = read_tools(value).map_err(|err| not_tools(label, &err))?;
     let conversion = convert(value, target, &options).map_err(|err| not_tools(label, &err))?;
-
     for rejected in &conversion.rejected {
         output::stderr_line(&format!(
             "{}: rejected: {}",
             tool_label(rejected.name.as_deref(), rejected.index),
-            reasons(rejected, options.strict).join("; ")
+            rejected.reasons.join("; ")
         ));
     }
     if !args.lenient && !conversion.rejected.is_empty() {
-        return Err(rejected_failure(
-            &conversion.rejected,
-            target,
-            options.strict,
-        ));
+        return Err(rejected_failure(&conversion.rejected, target));
     }
-
-    let accepted = originals
-        .iter()
-        .enumerate()
-        .filter(|(index, _)| !conversion.rejected.iter().any(|r| r.index == *index))
-        .map(|(_, tool)| tool);
-    // Per tool, in input order: what was rewritten, then the library's diagnostics, which come
-    // grouped by tool in input order.
-    let mut diagnostics = conversion.diagnostics.iter().peekable();
-    for (original, converted) in accepted.zip(&conversion.tools) {
-        let name = original
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        if let Some(what) = rewrites::describe(original, converted, target) {
+    for converted in &conversion.tools {
+        let name = &converted.original_name;
+        let summary = Summary::of(&converted.rendering.report);
+        if let Some(what) = summary.rewrites() {
             output::stderr_line(&format!("{name}: rewritten: {what}"));
         }
-        while let Some(diagnostic) = diagnostics.next_if(|d| d.tool == name) {
-            output::stderr_line(&format!("{name}: {}", diagnostic.message));
+        for why in &summary.not_strict {
+            output::stderr_line(&format!("{name}: not strict: {why}"));
+        }
+        for kept in &summary.kept {
+            output::stderr_line(&format!("{name}: note: {kept}"));
         }
     }
-    for diagnostic in diagnostics {
-        output::stderr_line(&format!("{}: {}", diagnostic.tool, diagnostic.message));
+    for warning in &conversion.warnings {
+        output::stderr_line(&format!("warning: {warning}"));
     }
-    for duplicate in rewrites::duplicate_names(originals) {
-        output::stderr_line(&duplicate);
-    }
-
-    if let Some(path) = &args.names {
-        output::json_file(path, &conversion.names.to_json())?;
-    }
-    output::stdout(&output::pretty(&Value::Array(conversion.tools)))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(conversion)
 }
 
 /// The failure for input that is not MCP tools.
@@ -91,30 +82,12 @@ pub fn tool_label(name: Option<&str>, index: usize) -> String {
     }
 }
 
-/// Why a tool was rejected. With `--strict on`, a tool that cannot be strict is rejected with
-/// every note of its rendering; only the notes on strictness are reasons, and they lose their
-/// "rendered with strict: false" ending, since it was not rendered at all.
-pub fn reasons(rejected: &Rejected, strict: Strictness) -> Vec<String> {
-    const NOT_STRICT: &str = "; rendered with strict: false";
-    let strict_reasons: Vec<String> = rejected
-        .reasons
-        .iter()
-        .filter_map(|r| r.strip_suffix(NOT_STRICT))
-        .map(str::to_owned)
-        .collect();
-    if strict == Strictness::On && !strict_reasons.is_empty() {
-        strict_reasons
-    } else {
-        rejected.reasons.clone()
-    }
-}
-
-fn rejected_failure(rejected: &[Rejected], target: Target, strict: Strictness) -> Failure {
+fn rejected_failure(rejected: &[Rejected], target: Target) -> Failure {
     match rejected {
         [one] => Failure::rejected(format!(
             "{} cannot be converted for {target}: {} (--lenient skips it)",
             tool_label(one.name.as_deref(), one.index),
-            reasons(one, strict).join("; ")
+            one.reasons.join("; ")
         )),
         many => Failure::rejected(format!(
             "{} tools cannot be converted for {target}: {} (see above; --lenient skips them)",

@@ -8,12 +8,10 @@ use tooldef::Target;
 use tooldef::convert::{Conversion, ConvertOptions, Strictness, convert, read_tools};
 
 use crate::args::LintArgs;
-use crate::convert_cmd::{not_tools, reasons, tool_label};
+use crate::convert_cmd::{not_tools, tool_label};
 use crate::failure::Failure;
-use crate::{input, output, rewrites};
-
-/// The ending of the library's notes on why a tool is not strict.
-const NOT_STRICT: &str = "; rendered with strict: false";
+use crate::summary::Summary;
+use crate::{input, output};
 
 /// How a target takes a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,14 +31,13 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
         strict: args.strict.into(),
         lenient: true,
     };
-    // The whole batch once per target, for the names (two tools may compete for one); then each
-    // tool alone, for its own verdict and notes.
+    // The whole batch once per target: each tool's rendering and report, under the name it
+    // gets beside the others.
     let batches = targets
         .iter()
         .map(|&target| convert(&input.value, target, &options))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|err| not_tools(&input.label, &err))?;
-    let duplicates = rewrites::duplicate_names(tools);
 
     let mut report = String::new();
     let mut counts = [0usize; 4];
@@ -49,20 +46,34 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
         let name = tool.get("name").and_then(Value::as_str);
         let _ = writeln!(report, "{}", tool_label(name, index));
         for (t, (&target, batch)) in targets.iter().zip(&batches).enumerate() {
-            let (status, line) = verdict(tool, target, batch, &options)
-                .map_err(|message| Failure::input(format!("{}: {message}", input.label)))?;
+            let (status, line) = verdict(index, target, batch, &options);
             counts[status as usize] += 1;
             if status == Status::Rejected {
                 rejected_by_target[t] += 1;
             }
             let _ = writeln!(report, "  {:<10} {line}", target.short_name());
-        }
-        if let Some(name) = name {
-            let prefix = format!("{name}: ");
-            for duplicate in duplicates.iter().filter_map(|d| d.strip_prefix(&prefix)) {
-                let _ = writeln!(report, "  {duplicate}");
+            if args.verbose {
+                if let Some(converted) = batch.tools.iter().find(|c| c.index == index) {
+                    for change in converted.rendering.report.changes() {
+                        let _ = writeln!(report, "  {:<10}   - {change}", "");
+                    }
+                }
             }
         }
+    }
+    // What concerns the batch rather than one tool: shared names, too many tools, no
+    // descriptions (said once, not once per target).
+    let mut notes: Vec<String> = Vec::new();
+    for batch in &batches {
+        for warning in &batch.warnings {
+            let line = warning.to_string();
+            if !notes.contains(&line) {
+                notes.push(line);
+            }
+        }
+    }
+    for note in &notes {
+        let _ = writeln!(report, "warning: {note}");
     }
 
     let rejected = counts[Status::Rejected as usize];
@@ -92,13 +103,8 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
             .collect();
         let _ = write!(report, " ({})", by_target.join(", "));
     }
-    if !duplicates.is_empty() {
-        let _ = write!(
-            report,
-            "; {} duplicate name{}",
-            duplicates.len(),
-            plural(duplicates.len())
-        );
+    if !notes.is_empty() {
+        let _ = write!(report, "; {} warning{}", notes.len(), plural(notes.len()));
     }
     report.push('\n');
     output::stdout(&report)?;
@@ -113,70 +119,41 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The verdict on `tool` for `target`, and its line.
+/// The verdict on the tool at `index` for `target`, and its line, from its rendering's report.
 fn verdict(
-    tool: &Value,
+    index: usize,
     target: Target,
     batch: &Conversion,
     options: &ConvertOptions,
-) -> Result<(Status, String), String> {
-    let alone = convert(&Value::Array(vec![tool.clone()]), target, options)
-        .map_err(|err| err.to_string())?;
-    if let Some(rejected) = alone.rejected.first() {
-        return Ok((
+) -> (Status, String) {
+    if let Some(rejected) = batch.rejected.iter().find(|r| r.index == index) {
+        return (
             Status::Rejected,
-            format!("rejected: {}", reasons(rejected, options.strict).join("; ")),
-        ));
+            format!("rejected: {}", rejected.reasons.join("; ")),
+        );
     }
-    let Some(converted) = alone.tools.first() else {
-        return Err("the library returned neither the tool nor why it was rejected".to_owned());
+    let Some(converted) = batch.tools.iter().find(|c| c.index == index) else {
+        return (
+            Status::Rejected,
+            "rejected: the library returned neither the tool nor why it was rejected".to_owned(),
+        );
     };
-
-    let mut not_strict = Vec::new();
-    let mut notes = Vec::new();
-    for diagnostic in &alone.diagnostics {
-        let message = diagnostic.message.as_str();
-        if let Some(why) = message.strip_suffix(NOT_STRICT) {
-            not_strict.push(why.to_owned());
-        } else if !message.starts_with("renamed `") {
-            notes.push(message.to_owned());
-        }
-    }
-    // The batch's name: a tool alone is never renamed to avoid another's.
-    let mut rewritten = Vec::new();
-    let original = tool.get("name").and_then(Value::as_str).unwrap_or_default();
-    let given = batch
-        .names
-        .target_name(original)
-        .or_else(|| rewrites::converted_name(converted, target))
-        .unwrap_or(original);
-    if given != original {
-        rewritten.push(format!("renamed to `{given}`"));
-    }
-    rewritten.extend(rewrites::describe(tool, converted, target));
-
+    let summary = Summary::of(&converted.rendering.report);
+    let rewrites = summary.rewrites();
     let strict_wanted = target.is_openai() && options.strict != Strictness::Off;
-    let (status, mut line) = if strict_wanted && !rewrites::is_strict(converted, target) {
-        let why = if not_strict.is_empty() {
-            "the library gave no reason".to_owned()
-        } else {
-            not_strict.join("; ")
-        };
-        let mut line = format!("not strict: {why}");
-        if !rewritten.is_empty() {
-            let _ = write!(line, "; also rewritten: {}", rewritten.join("; "));
+    let (status, mut line) = if strict_wanted && !converted.strict() {
+        let mut line = format!("not strict: {}", summary.not_strict.join("; "));
+        if let Some(rewrites) = &rewrites {
+            let _ = write!(line, "; also rewritten: {rewrites}");
         }
         (Status::NotStrict, line)
-    } else if !rewritten.is_empty() {
-        (
-            Status::Rewritten,
-            format!("rewritten: {}", rewritten.join("; ")),
-        )
+    } else if let Some(rewrites) = rewrites {
+        (Status::Rewritten, format!("rewritten: {rewrites}"))
     } else {
         (Status::AsIs, "accepted as is".to_owned())
     };
-    for note in notes {
-        let _ = write!(line, "; note: {note}");
+    for kept in &summary.kept {
+        let _ = write!(line, "; note: {kept}");
     }
-    Ok((status, line))
+    (status, line)
 }

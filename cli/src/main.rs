@@ -19,7 +19,7 @@ mod input;
 mod lint;
 mod list;
 mod output;
-mod rewrites;
+mod summary;
 
 use std::process::ExitCode;
 

@@ -188,6 +188,7 @@ fn expand(tool: &Tool) -> TokenStream {
                             destructive_hint: #destructive,
                             idempotent_hint: #idempotent,
                             open_world_hint: #open_world,
+                            ..::core::default::Default::default()
                         })
                         .strict(#strict)
                         .build()

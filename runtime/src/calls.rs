@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Value, json};
 
-use crate::{CallContext, ToolSet};
+use crate::{CallContext, ToolOutput, ToolSet};
 
 /// One call a model asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -272,28 +272,38 @@ impl ResponsesCallAccumulator {
     }
 }
 
-/// Where a call goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where a call went.
+#[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
-    /// Answered here: the text for the model, and whether it reports an error.
+    /// Answered here.
     Answered {
-        /// What the model reads.
-        text: String,
-        /// Whether the call failed (the text says why).
+        /// The result: every content block (images, audio, resource links and embedded
+        /// resources as well as text) and, where the tool gave one, its structured content.
+        output: ToolOutput,
+        /// Whether the call failed (the output says why).
         is_error: bool,
     },
     /// The caller's own tool: left for the caller to run.
     Caller,
 }
 
+impl Answer {
+    fn error(text: String) -> Answer {
+        Answer::Answered {
+            output: ToolOutput::text(text),
+            is_error: true,
+        }
+    }
+}
+
 /// Routes calls: to the caller's own tools (which win on a name conflict), to a [`ToolSet`],
-/// or, with feature `mcp`, to a connected MCP server.
+/// or, with feature `mcp`, to a connected MCP server whose tools were converted for the model.
 #[derive(Default)]
 pub struct Router {
     caller: HashSet<String>,
     toolset: Option<ToolSet>,
     #[cfg(feature = "mcp")]
-    mcp: Option<(rmcp::Peer<rmcp::RoleClient>, crate::convert::NameMap)>,
+    mcp: Option<(rmcp::Peer<rmcp::RoleClient>, crate::convert::Conversion)>,
 }
 
 impl Router {
@@ -316,16 +326,19 @@ impl Router {
         self
     }
 
-    /// Calls to a connected MCP server's tools, under the names `names` gave them (from
-    /// [`convert`](crate::convert::convert)), are sent to the server under their own names.
+    /// Calls to a connected MCP server's tools, under the names `conversion` gave them (from
+    /// [`convert`](crate::convert::convert) of the server's `tools/list`), are sent to the
+    /// server under their own names, with their arguments restored to the server's own shape
+    /// (a strict model's `null` for a field it left out is removed:
+    /// [`Converted::restore_arguments`](crate::convert::Converted::restore_arguments)).
     #[cfg(feature = "mcp")]
     #[must_use]
     pub fn mcp_server(
         mut self,
         peer: rmcp::Peer<rmcp::RoleClient>,
-        names: crate::convert::NameMap,
+        conversion: crate::convert::Conversion,
     ) -> Router {
-        self.mcp = Some((peer, names));
+        self.mcp = Some((peer, conversion));
         self
     }
 
@@ -345,28 +358,19 @@ impl Router {
                 .await
             {
                 Ok(output) => Answer::Answered {
-                    text: output.to_text(),
+                    output,
                     is_error: false,
                 },
-                Err(error) => Answer::Answered {
-                    text: error.to_string(),
-                    is_error: true,
-                },
+                Err(error) => Answer::error(error.to_string()),
             };
         }
         #[cfg(feature = "mcp")]
-        if let Some((peer, names)) = &self.mcp {
-            if let Some(original) = names.original(&call.name) {
-                return call_mcp(peer, original, &call.arguments).await;
+        if let Some((peer, conversion)) = &self.mcp {
+            if let Some(converted) = conversion.get(&call.name) {
+                return call_mcp(peer, converted, &call.arguments).await;
             }
         }
-        Answer::Answered {
-            text: format!(
-                "There is no tool named `{}`. Call one of the tools you were given.",
-                call.name
-            ),
-            is_error: true,
-        }
+        Answer::error(crate::error::unknown_tool_message(&call.name, &[], 1))
     }
 
     /// Answers every call, in order, as Chat Completions `tool` messages; calls to the caller's
@@ -392,7 +396,7 @@ impl Router {
         let mut for_caller = Vec::new();
         for (call, answer) in calls.iter().zip(answers) {
             match answer {
-                Answer::Answered { text, .. } => items.push(item(&call.id, &text)),
+                Answer::Answered { output, .. } => items.push(item(&call.id, &output.to_text())),
                 Answer::Caller => for_caller.push(call.clone()),
             }
         }
@@ -400,38 +404,43 @@ impl Router {
     }
 }
 
+/// Calls a converted tool on its MCP server: under its original name, with the arguments
+/// restored to the server's own shape; the whole result comes back.
 #[cfg(feature = "mcp")]
-async fn call_mcp(peer: &rmcp::Peer<rmcp::RoleClient>, name: &str, arguments: &str) -> Answer {
-    let arguments = match serde_json::from_str::<Value>(arguments) {
-        Ok(Value::Object(map)) => Some(map),
-        Ok(Value::Null) => None,
-        Ok(_) | Err(_) => {
-            return Answer::Answered {
-                text: format!(
+async fn call_mcp(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    converted: &crate::convert::Converted,
+    arguments: &str,
+) -> Answer {
+    let name = converted.name();
+    let mut arguments = match arguments.trim() {
+        "" => Value::Object(serde_json::Map::new()),
+        text => match serde_json::from_str::<Value>(text) {
+            Ok(value @ (Value::Object(_) | Value::Null)) => value,
+            Ok(_) | Err(_) => {
+                return Answer::error(format!(
                     "The arguments for `{name}` are not a JSON object. Call it again with an object."
-                ),
-                is_error: true,
-            };
-        }
+                ));
+            }
+        },
     };
-    let mut request = rmcp::model::CallToolRequestParams::new(name.to_owned());
-    if let Some(arguments) = arguments {
+    converted.restore_arguments(&mut arguments);
+    let mut request = rmcp::model::CallToolRequestParams::new(converted.original_name.clone());
+    if let Value::Object(arguments) = arguments {
         request = request.with_arguments(arguments);
     }
     match peer.call_tool(request).await {
-        Ok(result) => Answer::Answered {
-            text: result
-                .content
-                .iter()
-                .filter_map(|block| block.as_text().map(|t| t.text.clone()))
-                .collect::<Vec<_>>()
-                .join("\n\n"),
-            is_error: result.is_error == Some(true),
-        },
-        Err(error) => Answer::Answered {
-            text: format!("`{name}` could not be called: {error}"),
-            is_error: true,
-        },
+        Ok(result) => {
+            let is_error = result.is_error == Some(true);
+            match serde_json::to_value(&result) {
+                Ok(json) => Answer::Answered {
+                    output: ToolOutput::from_mcp_result(&json),
+                    is_error,
+                },
+                Err(error) => Answer::error(format!("`{name}` answered, unreadably: {error}")),
+            }
+        }
+        Err(error) => Answer::error(format!("`{name}` could not be called: {error}")),
     }
 }
 

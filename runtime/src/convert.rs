@@ -14,26 +14,34 @@
 //!     }, "required": ["path"]}
 //! }]});
 //! let chat = convert(&listed, Target::ChatCompletions, &ConvertOptions::default()).unwrap();
-//! let tool = &chat.tools[0];
+//! let tool = chat.tools[0].to_json();
 //! assert_eq!(tool["function"]["name"], "fs_read_file");
 //! assert_eq!(tool["function"]["strict"], true);
 //! assert_eq!(tool["function"]["parameters"]["properties"]["limit"]["description"], "Default: 100.");
-//! // Calls come back under the target's name; the map gives the MCP tool to route them to.
-//! assert_eq!(chat.names.original("fs_read_file"), Some("fs.read_file"));
+//! // Calls come back under the target's name, with `null` for what the model left out: the
+//! // converted tool knows the original name and the original shape.
+//! let converted = chat.get("fs_read_file").unwrap();
+//! assert_eq!(converted.original_name, "fs.read_file");
+//! let mut arguments = serde_json::json!({"path": "a.txt", "limit": null});
+//! converted.restore_arguments(&mut arguments);
+//! assert_eq!(arguments, serde_json::json!({"path": "a.txt"}));
 //! ```
 
 use std::collections::HashMap;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::names::NameMap;
+use crate::report::ChangeKind;
+use crate::targets::Rendering;
 use crate::tool::ToolAnnotations;
-use crate::{SchemaError, Target, ToolDefinition};
+use crate::{RecursionPolicy, Target, ToolDefinition};
 
 /// Whether to render strictly where a target has a strict mode (OpenAI).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Strictness {
-    /// Strict where the schema allows it; otherwise non-strict, with a diagnostic saying why.
+    /// Strict where the schema allows it; otherwise non-strict, with the reasons in the report.
     #[default]
     Auto,
     /// Strict, or the tool is rejected with the reasons it cannot be.
@@ -57,14 +65,70 @@ pub struct ConvertOptions {
 pub struct Conversion {
     /// The target.
     pub target: Target,
-    /// The tools in the target's wire form, in input order.
-    pub tools: Vec<Value>,
+    /// The tools converted, in input order.
+    pub tools: Vec<Converted>,
     /// The tools that could not be converted, with why.
     pub rejected: Vec<Rejected>,
     /// Target names ↔ original MCP names, to route calls back.
     pub names: NameMap,
-    /// What was rewritten or moved into descriptions, and why a tool is not strict.
-    pub diagnostics: Vec<Diagnostic>,
+    /// What the user should know about the batch: tools without descriptions, names several
+    /// tools share, more tools than one request may carry.
+    pub warnings: Vec<Warning>,
+}
+
+impl Conversion {
+    /// The tools in the target's wire form, in input order.
+    pub fn to_json(&self) -> Vec<Value> {
+        self.tools.iter().map(Converted::to_json).collect()
+    }
+
+    /// The tools in the target's wire form, moving the schemas.
+    pub fn into_json(self) -> Vec<Value> {
+        self.tools
+            .into_iter()
+            .map(|t| t.rendering.into_json())
+            .collect()
+    }
+
+    /// The converted tool a model calls by `target_name`.
+    pub fn get(&self, target_name: &str) -> Option<&Converted> {
+        self.tools.iter().find(|t| t.name() == target_name)
+    }
+}
+
+/// One tool, converted: its rendering for the target (the wire tool and the report of what
+/// changed), and the original it stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    /// Its position in the input.
+    pub index: usize,
+    /// Its name on the MCP server, where calls go.
+    pub original_name: String,
+    /// The tool for the target, and what converting it changed.
+    pub rendering: Rendering,
+}
+
+impl Converted {
+    /// The name the target sees.
+    pub fn name(&self) -> &str {
+        self.rendering.tool.name()
+    }
+
+    /// The wire value as JSON.
+    pub fn to_json(&self) -> Value {
+        self.rendering.to_json()
+    }
+
+    /// Whether it is sent with `strict: true` (OpenAI targets).
+    pub fn strict(&self) -> bool {
+        self.rendering.tool.strict()
+    }
+
+    /// Arguments a model sent for this tool, put back into the shape the MCP server's schema
+    /// expects (see [`Rendering::restore_arguments`]).
+    pub fn restore_arguments(&self, arguments: &mut Value) {
+        self.rendering.restore_arguments(arguments);
+    }
 }
 
 /// A tool that could not be converted.
@@ -92,13 +156,62 @@ impl fmt::Display for Rejected {
     }
 }
 
-/// Something a conversion changed or could not do, about one tool.
+/// Something about a batch the user should know, that is not a change to one tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// The tool's original name.
-    pub tool: String,
-    /// What happened.
-    pub message: String,
+#[non_exhaustive]
+pub enum Warning {
+    /// A tool has no description; models choose tools by their descriptions.
+    NoDescription {
+        /// The tool's original name.
+        tool: String,
+    },
+    /// Several tools share a name; only the first is converted.
+    DuplicateName {
+        /// The name.
+        name: String,
+        /// The positions in the input of the tools that have it.
+        indexes: Vec<usize>,
+    },
+    /// More tools than one request to the target may carry.
+    TooManyTools {
+        /// The target.
+        target: Target,
+        /// How many tools were converted.
+        count: usize,
+        /// How many one request may carry.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::NoDescription { tool } => write!(
+                f,
+                "{tool}: has no description: models choose tools by their descriptions, so add one"
+            ),
+            Warning::DuplicateName { name, indexes } => write!(
+                f,
+                "{name}: {} tools have this name (#{}); a target refuses two tools of one name, \
+                 so only the first is converted",
+                indexes.len(),
+                indexes
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", #")
+            ),
+            Warning::TooManyTools {
+                target,
+                count,
+                limit,
+            } => write!(
+                f,
+                "{count} tools are more than {target} takes in one request ({limit}): send a \
+                 subset (the tools the conversation needs) with each request"
+            ),
+        }
+    }
 }
 
 /// Why a batch could not be converted.
@@ -149,7 +262,7 @@ pub fn convert(
         tools: Vec::with_capacity(tools.len()),
         rejected: Vec::new(),
         names: NameMap::default(),
-        diagnostics: Vec::new(),
+        warnings: duplicate_names(tools),
     };
     let mut seen = std::collections::HashSet::new();
     for (index, tool) in tools.iter().enumerate() {
@@ -161,15 +274,17 @@ pub fn convert(
             _ => convert_one(tool, target, options, &mut conversion.names),
         };
         match outcome {
-            Ok((json, notes)) => {
-                let name = tool_name(tool).unwrap_or_default().to_owned();
-                conversion
-                    .diagnostics
-                    .extend(notes.into_iter().map(|message| Diagnostic {
-                        tool: name.clone(),
-                        message,
-                    }));
-                conversion.tools.push(json);
+            Ok((definition, rendering)) => {
+                if definition.description().is_none() {
+                    conversion.warnings.push(Warning::NoDescription {
+                        tool: definition.name().to_owned(),
+                    });
+                }
+                conversion.tools.push(Converted {
+                    index,
+                    original_name: definition.name().to_owned(),
+                    rendering,
+                });
             }
             Err(reasons) => {
                 let rejected = Rejected {
@@ -184,6 +299,15 @@ pub fn convert(
             }
         }
     }
+    if let Some(limit) = target.max_tools() {
+        if conversion.tools.len() > limit {
+            conversion.warnings.push(Warning::TooManyTools {
+                target,
+                count: conversion.tools.len(),
+                limit,
+            });
+        }
+    }
     Ok(conversion)
 }
 
@@ -191,63 +315,63 @@ fn tool_name(tool: &Value) -> Option<&str> {
     tool.get("name").and_then(Value::as_str)
 }
 
-/// One tool: checked, made canonical, rendered. `Err` carries every reason it cannot be.
+/// One warning per name that several tools share.
+fn duplicate_names(tools: &[Value]) -> Vec<Warning> {
+    let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut order = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        if let Some(name) = tool_name(tool) {
+            let indexes = seen.entry(name).or_default();
+            if indexes.is_empty() {
+                order.push(name);
+            }
+            indexes.push(index);
+        }
+    }
+    order
+        .into_iter()
+        .filter(|name| seen[name].len() > 1)
+        .map(|name| Warning::DuplicateName {
+            name: name.to_owned(),
+            indexes: seen[name].clone(),
+        })
+        .collect()
+}
+
+/// One tool: checked, made canonical, rendered under a name the target accepts. `Err` carries
+/// every reason it cannot be.
 fn convert_one(
     tool: &Value,
     target: Target,
     options: &ConvertOptions,
     names: &mut NameMap,
-) -> Result<(Value, Vec<String>), Vec<String>> {
+) -> Result<(ToolDefinition, Rendering), Vec<String>> {
     let definition = definition_of(tool, options)?;
-    let mut notes = Vec::new();
-    if definition.description().is_none() {
-        notes.push(
-            "has no description: models choose tools by their descriptions, so add one".to_owned(),
-        );
+    let wire_name = names.candidate(definition.name(), target);
+    let rendering = definition
+        .render_as(target, &wire_name)
+        .map_err(|err| vec![err.to_string()])?;
+    if target.is_openai() && options.strict == Strictness::On && !rendering.tool.strict() {
+        return Err(rendering
+            .report
+            .not_strict()
+            .map(|change| match &change.kind {
+                ChangeKind::NotStrict { why } if change.pointer.is_empty() => {
+                    format!("the root: {why}")
+                }
+                ChangeKind::NotStrict { why } => format!("`{}`: {why}", change.pointer),
+                other => other.to_string(),
+            })
+            .collect());
     }
-    // Rendered once, not cached: the definition is thrown away after this tool.
-    let rendering = match crate::target::render(&definition, target) {
-        // Gemini has no `$ref`: a recursive type is cut where it recurs and said in words, so
-        // that the tool still reaches the model (the provider never finds the problem first).
-        Err(SchemaError::Recursive { reference, .. }) => {
-            let cut = crate::schema::inline_cutting_recursion(definition.input_schema())
-                .map_err(|err| vec![err.to_string()])?;
-            notes.push(format!(
-                "the type at `{reference}` is recursive (or too large to write out), which \
-                 {target} cannot express: it is expanded as far as it goes, and beyond that \
-                 described in words"
-            ));
-            crate::target::render(&definition.with_input_schema(cut), target)
-        }
-        other => other,
-    }
-    .map_err(|err| vec![err.to_string()])?;
-    notes.extend(rendering.notes.iter().cloned());
-    let mut json = rendering.into_json();
-    if target == Target::Mcp {
-        keep_mcp_only_fields(tool, &mut json);
-    }
-    if target.is_openai() && options.strict == Strictness::On {
-        let strict = match target {
-            Target::ChatCompletions => &json["function"]["strict"],
-            _ => &json["strict"],
-        };
-        if strict != &Value::Bool(true) {
-            return Err(notes);
-        }
-    }
-    let wire_name = names.assign(definition.name(), target);
-    if wire_name != definition.name() {
-        notes.push(format!(
-            "renamed `{}` to `{wire_name}`: {target} does not accept the original",
-            definition.name()
-        ));
-        set_name(&mut json, target, &wire_name);
-    }
-    Ok((json, notes))
+    names.insert(definition.name(), &wire_name);
+    Ok((definition, rendering))
 }
 
-/// An MCP tool as a canonical definition, or every reason it cannot be one.
+/// An MCP tool as a canonical definition, or every reason it cannot be one. Everything the MCP
+/// tool carries goes into the definition (`icons`, `_meta` and `annotations.title` included),
+/// so every rendering follows from it; a recursive type is described where a target has no
+/// `$ref` ([`RecursionPolicy::Describe`]).
 pub fn definition_of(
     tool: &Value,
     options: &ConvertOptions,
@@ -257,7 +381,7 @@ pub fn definition_of(
     };
     let mut reasons = Vec::new();
     let name = match object.get("name") {
-        Some(Value::String(name)) if is_mcp_name(name) => Some(name.clone()),
+        Some(Value::String(name)) if Target::Mcp.accepts_name(name) => Some(name.clone()),
         Some(Value::String(name)) => {
             reasons.push(format!(
                 "the name `{}` is not a valid MCP tool name (1–128 characters of letters, digits, `_`, `-`, `.`, `/`)",
@@ -277,7 +401,15 @@ pub fn definition_of(
     let input_schema = match object.get("inputSchema") {
         Some(schema @ Value::Object(map)) => match map.get("type") {
             Some(Value::String(t)) if t == "object" => Some(schema.clone()),
-            None if map.contains_key("properties") => Some(schema.clone()),
+            // No `type`: an object root said by its properties, or by combinators of objects,
+            // or a `$ref` to one; rendering decides, and says so when it cannot.
+            None if map.contains_key("properties")
+                || ["anyOf", "oneOf", "allOf", "$ref"]
+                    .iter()
+                    .any(|k| map.contains_key(*k)) =>
+            {
+                Some(schema.clone())
+            }
             _ => {
                 reasons.push(
                     "its `inputSchema` is not an object schema (`\"type\": \"object\"`)".to_owned(),
@@ -300,6 +432,7 @@ pub fn definition_of(
     let mut builder = ToolDefinition::builder(name)
         .input_schema(schema_from(input_schema))
         .strict(options.strict != Strictness::Off)
+        .recursion(RecursionPolicy::Describe)
         .annotations(annotations_of(object.get("annotations")));
     if let Some(description) = object.get("description").and_then(Value::as_str) {
         builder = builder.description(description.to_owned());
@@ -310,8 +443,31 @@ pub fn definition_of(
     if let Some(output) = object.get("outputSchema").filter(|o| o.is_object()) {
         builder = builder.output_schema(Some(schema_from(output.clone())));
     }
+    if let Some(icons) = object.get("icons") {
+        builder = builder.icons(icons.clone());
+    }
+    if let Some(Value::Object(meta)) = object.get("_meta") {
+        builder = builder.meta(meta.clone());
+    }
+    for (key, value) in object {
+        if !MODELLED.contains(&key.as_str()) {
+            builder = builder.other_mcp_field(key.clone(), value.clone());
+        }
+    }
     Ok(builder.build())
 }
+
+/// The fields of an MCP `Tool` that the definition models; any other is passed on as it is.
+const MODELLED: &[&str] = &[
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "icons",
+    "_meta",
+];
 
 fn schema_from(value: Value) -> schemars::Schema {
     match value {
@@ -324,6 +480,10 @@ fn schema_from(value: Value) -> schemars::Schema {
 fn annotations_of(value: Option<&Value>) -> ToolAnnotations {
     let hint = |key: &str| value.and_then(|v| v.get(key)).and_then(Value::as_bool);
     ToolAnnotations {
+        title: value
+            .and_then(|v| v.get("title"))
+            .and_then(Value::as_str)
+            .map(|t| t.to_owned().into()),
         read_only_hint: hint("readOnlyHint"),
         destructive_hint: hint("destructiveHint"),
         idempotent_hint: hint("idempotentHint"),
@@ -331,168 +491,10 @@ fn annotations_of(value: Option<&Value>) -> ToolAnnotations {
     }
 }
 
-/// MCP names: 1–128 characters of `[A-Za-z0-9_.-/]` (the specification's SHOULD, widened by `/`,
-/// which the conformance suite allows).
-fn is_mcp_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
-}
-
-/// MCP to MCP keeps what only MCP has and the canonical form does not carry: `icons`, `_meta`
-/// and the annotations' `title`.
-fn keep_mcp_only_fields(tool: &Value, json: &mut Value) {
-    let Some(out) = json.as_object_mut() else {
-        return;
-    };
-    for key in ["icons", "_meta"] {
-        if let Some(value) = tool.get(key) {
-            out.insert(key.to_owned(), value.clone());
-        }
-    }
-    if let Some(title) = tool.pointer("/annotations/title") {
-        if let Some(annotations) = out
-            .entry("annotations")
-            .or_insert_with(|| Value::Object(Map::new()))
-            .as_object_mut()
-        {
-            annotations.insert("title".to_owned(), title.clone());
-        }
-    }
-}
-
-fn set_name(json: &mut Value, target: Target, name: &str) {
-    let slot = match target {
-        Target::ChatCompletions => json.pointer_mut("/function/name"),
-        _ => json.get_mut("name"),
-    };
-    if let Some(slot) = slot {
-        *slot = Value::String(name.to_owned());
-    }
-}
-
-/// Target names and the MCP names they stand for, in both directions.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct NameMap {
-    to_original: HashMap<String, String>,
-    to_target: HashMap<String, String>,
-}
-
-impl NameMap {
-    /// The MCP name behind a name the model called.
-    pub fn original(&self, target_name: &str) -> Option<&str> {
-        self.to_original.get(target_name).map(String::as_str)
-    }
-
-    /// The name a tool was given for the target.
-    pub fn target_name(&self, original: &str) -> Option<&str> {
-        self.to_target.get(original).map(String::as_str)
-    }
-
-    /// Every pair, as a JSON object from target name to original name.
-    pub fn to_json(&self) -> Value {
-        let mut pairs: Vec<(&String, &String)> = self.to_original.iter().collect();
-        pairs.sort();
-        Value::Object(
-            pairs
-                .into_iter()
-                .map(|(t, o)| (t.clone(), Value::String(o.clone())))
-                .collect::<Map<String, Value>>(),
-        )
-    }
-
-    /// A name `target` accepts for `original`, distinct from every name given so far.
-    fn assign(&mut self, original: &str, target: Target) -> String {
-        if let Some(given) = self.to_target.get(original) {
-            return given.clone();
-        }
-        let base = sanitize(original, target);
-        let mut candidate = base.clone();
-        let mut n = 2;
-        while self.to_original.contains_key(&candidate) {
-            let suffix = format!("_{n}");
-            candidate = format!("{}{suffix}", truncate(&base, MAX_NAME - suffix.len()));
-            n += 1;
-        }
-        self.to_original
-            .insert(candidate.clone(), original.to_owned());
-        self.to_target
-            .insert(original.to_owned(), candidate.clone());
-        candidate
-    }
-}
-
-/// OpenAI and Anthropic accept 64 characters; Gemini more, but 64 is safe everywhere.
-const MAX_NAME: usize = 64;
-
-/// `fs.read_file` → `fs_read_file`; a name that starts with a digit gets `_` in front (Gemini);
-/// an over-long name is cut and given a short hash of the original, so that two long names that
-/// share a beginning stay apart.
-fn sanitize(original: &str, target: Target) -> String {
-    if target == Target::Mcp {
-        return original.to_owned();
-    }
-    let mut name: String = original
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        name.insert(0, '_');
-    }
-    if name.len() > MAX_NAME {
-        let hash = format!("{:08x}", fnv1a(original.as_bytes()) as u32);
-        name = format!("{}_{hash}", truncate(&name, MAX_NAME - 9));
-    }
-    name
-}
-
-fn truncate(s: &str, max: usize) -> &str {
-    // ASCII only by now, so any byte index is a character boundary.
-    &s[..s.len().min(max)]
-}
-
-/// FNV-1a: a small, stable hash (the same name gets the same suffix in every run and version).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf29ce484222325, |hash, &b| {
-        (hash ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn names_are_sanitised_distinct_and_reversible() {
-        let mut names = NameMap::default();
-        assert_eq!(
-            names.assign("fs.read_file", Target::Responses),
-            "fs_read_file"
-        );
-        assert_eq!(
-            names.assign("fs/read_file", Target::Responses),
-            "fs_read_file_2"
-        );
-        assert_eq!(names.assign("2fa", Target::Gemini), "_2fa");
-        let long = "a".repeat(100);
-        let cut = names.assign(&long, Target::Anthropic);
-        assert_eq!(cut.len(), 64);
-        assert_eq!(names.original(&cut), Some(long.as_str()));
-        assert_eq!(names.original("fs_read_file_2"), Some("fs/read_file"));
-        assert_eq!(
-            names.assign("fs.read_file", Target::Mcp),
-            "fs_read_file",
-            "already assigned"
-        );
-    }
 
     #[test]
     fn input_shapes() {
@@ -533,9 +535,8 @@ mod tests {
         );
         assert!(
             conversion
-                .diagnostics
-                .iter()
-                .any(|d| d.message.contains("no description"))
+                .warnings
+                .contains(&Warning::NoDescription { tool: "ok".to_owned() })
         );
     }
 }

@@ -43,7 +43,7 @@ pub enum SchemaError {
 #[non_exhaustive]
 pub enum ToolError {
     /// No tool has this name.
-    #[error("{}", unknown_tool_message(.name, .suggestions, .available))]
+    #[error("{}", unknown_tool_message(.name, .suggestions, *.available))]
     UnknownTool {
         /// The name the model asked for.
         name: String,
@@ -144,14 +144,16 @@ impl std::fmt::Display for ArgumentProblem {
     }
 }
 
-fn unknown_tool_message(name: &str, suggestions: &[String], available: &usize) -> String {
+/// The message for a call to a tool that does not exist: the one place it is worded, for the
+/// tool set and the router alike.
+pub(crate) fn unknown_tool_message(name: &str, suggestions: &[String], available: usize) -> String {
     if name.is_empty() {
         return "The tool name is empty: call a tool by one of the names you were given."
             .to_owned();
     }
     let shown = crate::describe_value::shorten(name, 80);
     match suggestions {
-        [] if *available == 0 => {
+        [] if available == 0 => {
             format!("There is no tool named `{shown}`: no tools are available.")
         }
         [] => format!("There is no tool named `{shown}`. Call one of the tools you were given."),

@@ -32,17 +32,18 @@ mod describe_value;
 pub mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod names;
 mod output;
 mod portable;
-pub mod schema;
-// The directory is `targets/`: a source folder named `target/` reads like build output.
-#[path = "targets/mod.rs"]
-pub mod target;
+pub mod report;
+mod restore;
+mod schema;
+mod target;
+pub mod targets;
 mod tool;
 mod toolset;
 
 #[doc(hidden)]
-#[path = "private.rs"]
 pub mod __private;
 
 pub use arguments::{Arguments, Leniency, Limits};
@@ -53,7 +54,7 @@ pub use portable::{
     MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
 };
-pub use target::{Rendering, Target, TargetTool};
-pub use tool::{Args, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
+pub use target::{Target, UnknownTarget};
+pub use tool::{Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
 pub use tooldef_macros::{Portable, tool, toolset};
 pub use toolset::{ToolSet, ToolSetBuilder};

@@ -197,6 +197,9 @@ pub fn call_tool_result(output: ToolOutput) -> CallToolResult {
         .map(|block| match block {
             Content::Text(text) => ContentBlock::text(text),
             Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+            Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+            Content::ResourceLink(map) => passed_on("resource_link", map),
+            Content::Resource(map) => passed_on("resource", map),
         })
         .collect();
     let mut result = CallToolResult::success(content);
@@ -253,6 +256,18 @@ impl ServerHandler for McpServer {
             .await
             .map(CallToolResponse::from)
     }
+}
+
+/// A resource block as it was given: rmcp reads it back, or it is passed on in words.
+fn passed_on(kind: &str, block: serde_json::Map<String, Value>) -> ContentBlock {
+    let words = match kind {
+        "resource_link" => Content::ResourceLink(block.clone()),
+        _ => Content::Resource(block.clone()),
+    }
+    .to_text();
+    let mut json = block;
+    json.insert("type".to_owned(), Value::from(kind));
+    serde_json::from_value(Value::Object(json)).unwrap_or_else(|_| ContentBlock::text(words))
 }
 
 /// For a `ServerHandler` of your own (with prompts or resources, say): delegate its `list_tools`

@@ -2,7 +2,7 @@
 //! structured content.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The result of a successful call, ready for any target.
 ///
@@ -29,6 +29,69 @@ pub enum Content {
         /// Its MIME type, e.g. `image/png`.
         mime_type: String,
     },
+    /// Audio, base64-encoded.
+    Audio {
+        /// The base64 data.
+        data: String,
+        /// Its MIME type, e.g. `audio/wav`.
+        mime_type: String,
+    },
+    /// A link to a resource (MCP `resource_link`), the block as the server sent it: `uri`,
+    /// `name` and whatever else it carries.
+    ResourceLink(Map<String, Value>),
+    /// A resource embedded in the result (MCP `resource`), the block as the server sent it:
+    /// `{"resource": {"uri", "text" | "blob", "mimeType"}}` and whatever else it carries.
+    Resource(Map<String, Value>),
+}
+
+impl Content {
+    /// The block in words, for an API whose tool results are text: the text itself; for an
+    /// embedded text resource, its text; for the rest, what it is and where.
+    pub fn to_text(&self) -> String {
+        let field = |block: &Map<String, Value>, pointer: &str| {
+            Value::Object(block.clone())
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
+        match self {
+            Content::Text(text) => text.clone(),
+            Content::Image { mime_type, .. } => format!("[image: {mime_type}]"),
+            Content::Audio { mime_type, .. } => format!("[audio: {mime_type}]"),
+            Content::ResourceLink(link) => match (field(link, "/name"), field(link, "/uri")) {
+                (Some(name), Some(uri)) => format!("[resource link: {name} <{uri}>]"),
+                (_, Some(uri)) => format!("[resource link: <{uri}>]"),
+                _ => "[resource link]".to_owned(),
+            },
+            Content::Resource(resource) => match field(resource, "/resource/text") {
+                Some(text) => text,
+                None => match field(resource, "/resource/uri") {
+                    Some(uri) => format!("[resource: <{uri}>]"),
+                    None => "[resource]".to_owned(),
+                },
+            },
+        }
+    }
+
+    /// An MCP content block (`{"type": "text", "text": …}`, `image`, `audio`, `resource_link`,
+    /// `resource`); `None` for another type.
+    pub fn from_mcp(block: &Value) -> Option<Content> {
+        let text = |key: &str| block.get(key).and_then(Value::as_str).map(str::to_owned);
+        Some(match block.get("type").and_then(Value::as_str)? {
+            "text" => Content::Text(text("text")?),
+            "image" => Content::Image {
+                data: text("data")?,
+                mime_type: text("mimeType")?,
+            },
+            "audio" => Content::Audio {
+                data: text("data")?,
+                mime_type: text("mimeType")?,
+            },
+            "resource_link" => Content::ResourceLink(block.as_object()?.clone()),
+            "resource" => Content::Resource(block.as_object()?.clone()),
+            _ => return None,
+        })
+    }
 }
 
 impl ToolOutput {
@@ -61,17 +124,33 @@ impl ToolOutput {
         }
     }
 
-    /// All text blocks joined by blank lines: what a target without content blocks (OpenAI's
-    /// `tool` message, Responses `function_call_output`) receives.
+    /// All blocks in words, joined by blank lines: what a target without content blocks
+    /// (OpenAI's `tool` message, Responses `function_call_output`) receives.
     pub fn to_text(&self) -> String {
         self.content
             .iter()
-            .map(|block| match block {
-                Content::Text(text) => text.as_str(),
-                Content::Image { .. } => "[image]",
-            })
+            .map(Content::to_text)
             .collect::<Vec<_>>()
             .join("\n\n")
+    }
+
+    /// An MCP `CallToolResult` (as JSON): its content blocks (a block of a type this version
+    /// does not know is kept as text, as JSON, rather than dropped) and `structuredContent`.
+    pub fn from_mcp_result(result: &Value) -> ToolOutput {
+        let content = result
+            .get("content")
+            .and_then(Value::as_array)
+            .map(|blocks| {
+                blocks
+                    .iter()
+                    .map(|b| Content::from_mcp(b).unwrap_or_else(|| Content::Text(b.to_string())))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ToolOutput {
+            content,
+            structured: result.get("structuredContent").cloned(),
+        }
     }
 }
 

@@ -7,9 +7,12 @@ use std::sync::OnceLock;
 use schemars::Schema;
 use serde::de::DeserializeOwned;
 
+use serde_json::{Map, Value};
+
 use crate::context::{CallContext, ContextError};
 use crate::output::ReturnValue;
-use crate::target::{Rendering, render};
+use crate::report::{Change, Place, Recorder};
+use crate::targets::{Rendering, render};
 use crate::{SchemaError, Target};
 
 /// A tool: a name, a canonical definition, typed arguments and a function to call.
@@ -48,8 +51,11 @@ pub struct Args<T>(pub T);
 
 /// Hints about a tool's behaviour, as MCP defines them. `None` leaves a hint unsaid (MCP's
 /// defaults then apply: not read-only, destructive, not idempotent, open world).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct ToolAnnotations {
+    /// A human-readable title, for display (MCP `annotations.title`; the tool's own `title`
+    /// takes precedence where both are given).
+    pub title: Option<Cow<'static, str>>,
     /// The tool does not modify its environment.
     pub read_only_hint: Option<bool>,
     /// The tool may perform destructive updates (meaningful when not read-only).
@@ -67,6 +73,19 @@ impl ToolAnnotations {
     }
 }
 
+/// What to do with a type that contains itself, for a target that has no `$ref` (Gemini).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum RecursionPolicy {
+    /// Refuse to render it: [`SchemaError::Recursive`]. The default for Rust tools, whose
+    /// author can bound the nesting with distinct types.
+    #[default]
+    Refuse,
+    /// Write the type out as far as it goes and describe it in words where it recurs, with a
+    /// [`ChangeKind::RecursionCut`](crate::report::ChangeKind::RecursionCut) in the report. The
+    /// policy for foreign tools, which must reach the model somehow.
+    Describe,
+}
+
 /// The canonical definition of a tool: what every target's rendering is made from.
 ///
 /// The input schema is JSON Schema draft 2020-12 as schemars generates it (properties in
@@ -81,6 +100,12 @@ pub struct ToolDefinition {
     output_schema: Option<Schema>,
     annotations: ToolAnnotations,
     strict: bool,
+    recursion: RecursionPolicy,
+    icons: Option<Value>,
+    meta: Option<Map<String, Value>>,
+    other_mcp_fields: Map<String, Value>,
+    /// What making the schemas canonical changed, at the start of every rendering's report.
+    canonical_changes: Vec<Change>,
     renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
 }
 
@@ -95,6 +120,11 @@ impl ToolDefinition {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             strict: true,
+            recursion: RecursionPolicy::default(),
+            icons: None,
+            meta: None,
+            other_mcp_fields: Map::new(),
+            canonical_changes: Vec::new(),
         }
     }
 
@@ -133,26 +163,46 @@ impl ToolDefinition {
         self.strict
     }
 
-    /// The same definition with another input schema (already canonical), and no renderings.
-    pub(crate) fn with_input_schema(&self, input_schema: Schema) -> ToolDefinition {
-        ToolDefinition {
-            name: self.name.clone(),
-            title: self.title.clone(),
-            description: self.description.clone(),
-            input_schema,
-            output_schema: self.output_schema.clone(),
-            annotations: self.annotations,
-            strict: self.strict,
-            renderings: Default::default(),
-        }
+    /// What rendering does with a recursive type for a target without `$ref`.
+    pub fn recursion(&self) -> RecursionPolicy {
+        self.recursion
     }
 
-    /// The tool rendered for `target`: computed once, then served from the cache.
+    /// MCP `icons`, as given (kept in the MCP rendering only).
+    pub fn icons(&self) -> Option<&Value> {
+        self.icons.as_ref()
+    }
+
+    /// MCP `_meta`, as given (kept in the MCP rendering only).
+    pub fn meta(&self) -> Option<&Map<String, Value>> {
+        self.meta.as_ref()
+    }
+
+    /// Fields of an MCP tool that tooldef does not model, passed on in the MCP rendering.
+    pub fn other_mcp_fields(&self) -> &Map<String, Value> {
+        &self.other_mcp_fields
+    }
+
+    /// What making the schemas canonical changed (the removed `$schema`, say): the start of
+    /// every rendering's report.
+    pub(crate) fn canonical_changes(&self) -> &[Change] {
+        &self.canonical_changes
+    }
+
+    /// The tool rendered for `target` under its own name: computed once, then served from the
+    /// cache.
     pub fn render(&self, target: Target) -> Result<&Rendering, SchemaError> {
         let slot = &self.renderings[target as usize];
-        slot.get_or_init(|| render(self, target))
+        slot.get_or_init(|| render(self, target, self.name()))
             .as_ref()
             .map_err(Clone::clone)
+    }
+
+    /// The tool rendered for `target` under another name (one the target accepts, where it
+    /// refuses the tool's own), reported as a
+    /// [`ChangeKind::Renamed`](crate::report::ChangeKind::Renamed). Not cached.
+    pub fn render_as(&self, target: Target, name: &str) -> Result<Rendering, SchemaError> {
+        render(self, target, name)
     }
 
     /// The tool rendered for `target`, as JSON.
@@ -172,6 +222,11 @@ pub struct ToolDefinitionBuilder {
     output_schema: Option<Schema>,
     annotations: ToolAnnotations,
     strict: bool,
+    recursion: RecursionPolicy,
+    icons: Option<Value>,
+    meta: Option<Map<String, Value>>,
+    other_mcp_fields: Map<String, Value>,
+    canonical_changes: Vec<Change>,
 }
 
 impl ToolDefinitionBuilder {
@@ -188,18 +243,30 @@ impl ToolDefinitionBuilder {
         self
     }
 
-    /// The input schema; it is canonicalised (see [`crate::schema::canonicalize`]).
+    /// The input schema (JSON Schema 2020-12, root `"type": "object"`). Its `$schema` and root
+    /// `title` are dropped, and a closed object root without `properties` gets an empty one;
+    /// every rendering's report says so.
     pub fn input_schema(mut self, schema: Schema) -> Self {
-        self.input_schema = Some(crate::schema::canonicalize(schema));
+        let mut rec = Recorder::default();
+        self.input_schema = Some(crate::schema::canonicalize(schema, &mut rec));
+        self.canonical_changes
+            .retain(|change| change.place != Place::Input);
+        self.canonical_changes.extend(rec.take(Place::Input));
         self
     }
 
     /// The output schema; kept only when its root is an object schema, which is what MCP's
     /// `outputSchema` requires.
     pub fn output_schema(mut self, schema: Option<Schema>) -> Self {
+        let mut rec = Recorder::default();
         self.output_schema = schema
-            .map(crate::schema::canonicalize)
+            .map(|schema| crate::schema::canonicalize(schema, &mut rec))
             .filter(|s| s.get("type").and_then(|t| t.as_str()) == Some("object"));
+        self.canonical_changes
+            .retain(|change| change.place != Place::Output);
+        if self.output_schema.is_some() {
+            self.canonical_changes.extend(rec.take(Place::Output));
+        }
         self
     }
 
@@ -212,6 +279,32 @@ impl ToolDefinitionBuilder {
     /// Whether to render strictly where a target has a strict mode (default `true`).
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        self
+    }
+
+    /// What rendering does with a recursive type for a target without `$ref` (default
+    /// [`RecursionPolicy::Refuse`]).
+    pub fn recursion(mut self, recursion: RecursionPolicy) -> Self {
+        self.recursion = recursion;
+        self
+    }
+
+    /// MCP `icons` (an array of `{src, mimeType?, sizes?, theme?}`), sent in the MCP rendering.
+    pub fn icons(mut self, icons: Value) -> Self {
+        self.icons = Some(icons);
+        self
+    }
+
+    /// MCP `_meta`, sent in the MCP rendering.
+    pub fn meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+
+    /// A field of an MCP tool that tooldef does not model (`execution`, say), passed on as it
+    /// is in the MCP rendering.
+    pub fn other_mcp_field(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.other_mcp_fields.insert(key.into(), value);
         self
     }
 
@@ -228,6 +321,11 @@ impl ToolDefinitionBuilder {
             output_schema: self.output_schema,
             annotations: self.annotations,
             strict: self.strict,
+            recursion: self.recursion,
+            icons: self.icons,
+            meta: self.meta,
+            other_mcp_fields: self.other_mcp_fields,
+            canonical_changes: self.canonical_changes,
             renderings: Default::default(),
         }
     }

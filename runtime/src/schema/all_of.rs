@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 use super::describe::{all_of_sentence, append_sentences};
 use super::merge::{Conflict, merge_conjunction};
 use super::node::take;
-use super::walk::{Tracked, show_pointer, transform_subschemas_tracked};
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// How many nested `allOf`s one node may unfold; a guard against pathological input.
 const MAX_ROUNDS: usize = 32;
@@ -24,9 +25,8 @@ const MAX_ROUNDS: usize = 32;
 pub(crate) struct SimplifyAllOf {
     /// Replace an unmergeable `allOf` by a sentence instead of keeping it.
     pub describe_unmergeable: bool,
-    /// Where an `allOf` could not be merged.
-    pub notes: Vec<String>,
-    pointer: String,
+    /// What was merged, kept or described.
+    pub rec: Recorder,
 }
 
 impl SimplifyAllOf {
@@ -45,7 +45,13 @@ impl SimplifyAllOf {
             };
             let branches = branches.clone();
             match merged(node, &branches) {
-                Ok(merged) => *node = merged,
+                Ok(merged) => {
+                    *node = merged;
+                    self.rec.record(ChangeKind::Rewritten {
+                        from: "`allOf`".to_owned(),
+                        to: "one schema (its branches merged)".to_owned(),
+                    });
+                }
                 Err(Conflict(keyword)) => {
                     self.unmergeable(node, &keyword);
                     return;
@@ -55,18 +61,23 @@ impl SimplifyAllOf {
     }
 
     fn unmergeable(&mut self, node: &mut Map<String, Value>, keyword: &str) {
-        let outcome = if self.describe_unmergeable {
-            if let Some(all_of) = take(node, "allOf") {
-                append_sentences(node, &[all_of_sentence(&all_of)]);
-            }
-            "it was moved into the description"
-        } else {
-            "it was kept"
-        };
-        self.notes.push(format!(
-            "{}: an `allOf` could not be merged into one schema (conflict on `{keyword}`); {outcome}",
-            show_pointer(&self.pointer)
-        ));
+        if !self.describe_unmergeable {
+            self.rec.record(ChangeKind::Kept {
+                keyword: "allOf".to_owned(),
+                why: format!(
+                    "its branches conflict on `{keyword}`, so they cannot be merged into one schema"
+                ),
+            });
+            return;
+        }
+        if let Some(all_of) = take(node, "allOf") {
+            let sentence = all_of_sentence(&all_of);
+            append_sentences(node, std::slice::from_ref(&sentence));
+            self.rec.record(ChangeKind::Described {
+                keywords: vec!["allOf".to_owned()],
+                sentence,
+            });
+        }
     }
 }
 
@@ -89,9 +100,9 @@ impl Transform for SimplifyAllOf {
     }
 }
 
-impl Tracked for SimplifyAllOf {
-    fn pointer_mut(&mut self) -> &mut String {
-        &mut self.pointer
+impl Recording for SimplifyAllOf {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -117,7 +128,7 @@ mod tests {
                 "properties": {"x": {"type": "number"}}
             }}}),
         );
-        assert!(t.notes.is_empty());
+        assert_eq!(t.rec.changes().len(), 1);
     }
 
     #[test]
@@ -148,26 +159,22 @@ mod tests {
 
     #[test]
     fn conflicts_are_kept_or_described() {
-        let input = json_schema!({"items": {"allOf": [{"minimum": 1}, {"minimum": 2}]}});
+        let input = json_schema!({"items": {"allOf": [{"type": "string"}, {"type": "integer"}]}});
         let t = check(SimplifyAllOf::new(false), input.clone(), input.clone());
         assert_eq!(
-            t.notes,
-            [
-                "`/items`: an `allOf` could not be merged into one schema (conflict on `minimum`); it was kept"
-            ]
+            t.rec.changes()[0].to_string(),
+            "`/items`: `allOf` kept: its branches conflict on `type`, so they cannot be merged into one schema"
         );
         let t = check(
             SimplifyAllOf::new(true),
             input,
             json_schema!({"items": {
-                "description": "Must match all of these schemas: `{\"minimum\":1}`; `{\"minimum\":2}`."
+                "description": "Must match all of these schemas: `{\"type\":\"string\"}`; `{\"type\":\"integer\"}`."
             }}),
         );
         assert_eq!(
-            t.notes,
-            [
-                "`/items`: an `allOf` could not be merged into one schema (conflict on `minimum`); it was moved into the description"
-            ]
+            t.rec.changes()[0].to_string(),
+            r#"`/items`: `allOf` moved into the description: "Must match all of these schemas: `{"type":"string"}`; `{"type":"integer"}`.""#
         );
     }
 
@@ -175,7 +182,7 @@ mod tests {
     fn odd_inputs() {
         let odd = json_schema!({"allOf": {"a": 1}, "anyOf": [{"allOf": [false]}]});
         let t = check(SimplifyAllOf::new(false), odd.clone(), odd);
-        assert_eq!(t.notes.len(), 1);
+        assert_eq!(t.rec.changes().len(), 1);
         check(
             SimplifyAllOf::new(false),
             json_schema!(true),

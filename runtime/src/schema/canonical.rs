@@ -5,6 +5,7 @@ use schemars::Schema;
 use serde_json::{Map, Value};
 
 use super::node::take;
+use crate::report::{ChangeKind, Recorder};
 
 /// Canonical normalisation of a schemars-generated (or foreign) root schema: removes `$schema`
 /// and the root `title`, and gives a closed object root (`additionalProperties: false`) without
@@ -14,10 +15,22 @@ use super::node::take;
 /// description already say that, and no target wants it in the parameters. A tool without
 /// parameters (schemars: `{"type": "object", "additionalProperties": false}`) says so with
 /// `"properties": {}`, which OpenAI requires of every object schema.
-pub fn canonicalize(mut schema: Schema) -> Schema {
+pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
     if let Some(root) = schema.as_object_mut() {
-        take(root, "$schema");
-        take(root, "title");
+        for (keyword, why) in [
+            ("$schema", "the dialect is the target's own"),
+            (
+                "title",
+                "the tool's name and description say what the arguments are",
+            ),
+        ] {
+            if take(root, keyword).is_some() {
+                rec.record(ChangeKind::Removed {
+                    keyword: keyword.to_owned(),
+                    why: why.to_owned(),
+                });
+            }
+        }
         let is_object = root.get("type") == Some(&Value::from("object"));
         let closed = matches!(
             root.get("additionalProperties"),
@@ -26,6 +39,10 @@ pub fn canonicalize(mut schema: Schema) -> Schema {
         if is_object && closed && !root.contains_key("properties") {
             let at = root.keys().position(|k| k == "type").map_or(0, |i| i + 1);
             root.shift_insert(at, "properties".to_owned(), Value::Object(Map::new()));
+            rec.record(ChangeKind::Added {
+                keyword: "properties".to_owned(),
+                why: "`{}`: the tool takes no arguments, which OpenAI wants said".to_owned(),
+            });
         }
     }
     schema
@@ -37,6 +54,10 @@ mod tests {
     use crate::schema::test_util::assert_same;
     use schemars::json_schema;
 
+    fn canonicalize_alone(schema: Schema) -> Schema {
+        canonicalize(schema, &mut Recorder::default())
+    }
+
     #[test]
     fn drops_schema_and_root_title_only() {
         let schema = json_schema!({
@@ -47,7 +68,7 @@ mod tests {
             "required": ["b"]
         });
         assert_same(
-            &canonicalize(schema),
+            &canonicalize_alone(schema),
             &json_schema!({
                 "type": "object",
                 "properties": {"b": {"title": "B", "type": "string"}, "a": {"type": "integer"}},
@@ -60,17 +81,17 @@ mod tests {
     fn a_closed_object_without_properties_gets_empty_properties() {
         let schema = json_schema!({"type": "object", "additionalProperties": false});
         assert_same(
-            &canonicalize(schema),
+            &canonicalize_alone(schema),
             &json_schema!({"type": "object", "properties": {}, "additionalProperties": false}),
         );
         // A map keeps its shape: it has no properties by design.
         let map = json_schema!({"type": "object", "additionalProperties": {"type": "string"}});
-        assert_same(&canonicalize(map.clone()), &map);
+        assert_same(&canonicalize_alone(map.clone()), &map);
     }
 
     #[test]
     fn bool_roots_are_unchanged() {
-        assert_same(&canonicalize(json_schema!(true)), &json_schema!(true));
-        assert_same(&canonicalize(json_schema!(false)), &json_schema!(false));
+        assert_same(&canonicalize_alone(json_schema!(true)), &json_schema!(true));
+        assert_same(&canonicalize_alone(json_schema!(false)), &json_schema!(false));
     }
 }

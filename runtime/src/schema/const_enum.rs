@@ -10,41 +10,61 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, const_sentence};
 use super::node::{rename, take};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Rewrites every `const: C` as `enum: [C]` (in place). Next to an existing `enum` that
 /// contains `C`, the `enum` narrows to `[C]`; next to one that does not (a schema nothing
 /// satisfies), the `const` moves into the description ("Must be `a`."), as a target without
 /// `const` can carry it no other way.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ConstToEnum;
+pub(crate) struct ConstToEnum {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for ConstToEnum {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            const_to_enum(node);
+            if let Some(change) = const_to_enum(node) {
+                self.rec.record(change);
+            }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
-fn const_to_enum(node: &mut Map<String, Value>) {
-    let Some(value) = node.get("const").cloned() else {
-        return;
-    };
+impl Recording for ConstToEnum {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+fn const_to_enum(node: &mut Map<String, Value>) -> Option<ChangeKind> {
+    let value = node.get("const").cloned()?;
     match node.get_mut("enum") {
-        None => {
-            if rename(node, "const", "enum") {
-                node.insert("enum".into(), Value::Array(vec![value]));
+        None => rename(node, "const", "enum").then(|| {
+            node.insert("enum".into(), Value::Array(vec![value]));
+            ChangeKind::Rewritten {
+                from: "`const`".to_owned(),
+                to: "`enum` of one value".to_owned(),
             }
-        }
+        }),
         Some(Value::Array(values)) if values.contains(&value) => {
             *values = vec![value];
             take(node, "const");
+            Some(ChangeKind::Rewritten {
+                from: "`const` beside an `enum`".to_owned(),
+                to: "an `enum` of the constant alone".to_owned(),
+            })
         }
         Some(_) => {
             take(node, "const");
-            append_sentences(node, &[const_sentence(&value)]);
+            let sentence = const_sentence(&value);
+            append_sentences(node, std::slice::from_ref(&sentence));
+            Some(ChangeKind::Described {
+                keywords: vec!["const".to_owned()],
+                sentence,
+            })
         }
     }
 }
@@ -58,7 +78,7 @@ mod tests {
     #[test]
     fn const_becomes_enum_in_place() {
         check(
-            ConstToEnum,
+            ConstToEnum::default(),
             json_schema!({"type": "string", "const": "Circle", "description": "Kind."}),
             json_schema!({"type": "string", "enum": ["Circle"], "description": "Kind."}),
         );
@@ -67,7 +87,7 @@ mod tests {
     #[test]
     fn everywhere_and_odd_values() {
         check(
-            ConstToEnum,
+            ConstToEnum::default(),
             json_schema!({
                 "anyOf": [{"const": null}, {"const": {"a": 1}}],
                 "dependentSchemas": {"x": {"const": 1}},
@@ -81,19 +101,19 @@ mod tests {
                 "enum": [{"const": "data, not a schema"}]
             }),
         );
-        check(ConstToEnum, json_schema!(true), json_schema!(true));
+        check(ConstToEnum::default(), json_schema!(true), json_schema!(true));
     }
 
     #[test]
     fn next_to_an_enum() {
         check(
-            ConstToEnum,
+            ConstToEnum::default(),
             json_schema!({"enum": ["a", "b"], "const": "a"}),
             json_schema!({"enum": ["a"]}),
         );
         // Nothing satisfies both: the `const` is said, not sent.
         check(
-            ConstToEnum,
+            ConstToEnum::default(),
             json_schema!({"enum": ["a"], "const": "z"}),
             json_schema!({"description": "Must be `z`.", "enum": ["a"]}),
         );

@@ -7,9 +7,10 @@
 use schemars::Schema;
 use schemars::transform::Transform;
 
-use super::describe::{append_sentences, default_sentence};
+use super::describe::{append_sentences, default_sentence, says};
 use super::node::take;
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Appends "Default: <compact JSON>." to the description of every node with a `default`, and
 /// removes the keyword unless `keep_keyword` (MCP, which is full JSON Schema).
@@ -17,19 +18,61 @@ use super::walk::transform_subschemas_all;
 pub(crate) struct DescribeDefaults {
     /// Keep the `default` keyword after describing it.
     pub keep_keyword: bool,
+    /// What was said and removed.
+    pub rec: Recorder,
+}
+
+impl DescribeDefaults {
+    /// Says every default, keeping the keyword or not.
+    pub(crate) fn new(keep_keyword: bool) -> Self {
+        DescribeDefaults {
+            keep_keyword,
+            rec: Recorder::default(),
+        }
+    }
 }
 
 impl Transform for DescribeDefaults {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
             if let Some(value) = node.get("default").cloned() {
-                append_sentences(node, &[default_sentence(&value)]);
+                let sentence = default_sentence(&value);
+                // A description that already ends with the sentence (a tooldef rendering
+                // converted again) is not told twice.
+                let said = says(node, &sentence);
+                if !said {
+                    append_sentences(node, std::slice::from_ref(&sentence));
+                }
+                let change = match (self.keep_keyword, said) {
+                    (true, true) => None,
+                    (true, false) => Some(ChangeKind::Said {
+                        keyword: "default".to_owned(),
+                        sentence,
+                    }),
+                    (false, false) => Some(ChangeKind::Described {
+                        keywords: vec!["default".to_owned()],
+                        sentence,
+                    }),
+                    (false, true) => Some(ChangeKind::Removed {
+                        keyword: "default".to_owned(),
+                        why: "the description already says it".to_owned(),
+                    }),
+                };
                 if !self.keep_keyword {
                     take(node, "default");
                 }
+                if let Some(change) = change {
+                    self.rec.record(change);
+                }
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for DescribeDefaults {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -48,9 +91,7 @@ mod tests {
             "n": {"anyOf": [{"type": "string", "default": null}]}
         }});
         check(
-            DescribeDefaults {
-                keep_keyword: false,
-            },
+DescribeDefaults::new(false),
             input.clone(),
             json_schema!({"properties": {
                 "days": {"description": "How many days. Default: 3.", "type": "integer"},
@@ -60,7 +101,7 @@ mod tests {
             }}),
         );
         check(
-            DescribeDefaults { keep_keyword: true },
+            DescribeDefaults::new(true),
             input,
             json_schema!({"properties": {
                 "days": {"description": "How many days. Default: 3.", "type": "integer", "default": 3},
@@ -79,9 +120,7 @@ mod tests {
             "dependentSchemas": {"a": {"default": 4}}
         });
         check(
-            DescribeDefaults {
-                keep_keyword: false,
-            },
+DescribeDefaults::new(false),
             data,
             json_schema!({
                 "description": "Default: {\"default\":1}.",
@@ -90,7 +129,7 @@ mod tests {
             }),
         );
         check(
-            DescribeDefaults::default(),
+            DescribeDefaults::new(false),
             json_schema!(false),
             json_schema!(false),
         );

@@ -40,13 +40,44 @@ fn description_text(node: &Map<String, Value>) -> Option<String> {
     })
 }
 
+/// Whether `text` holds `sentence` as a whole sentence (at its start, its end, or between two
+/// others).
+fn holds_sentence(text: &str, sentence: &str) -> bool {
+    let text = text.trim();
+    text == sentence
+        || text
+            .match_indices(sentence)
+            .any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let after = text[at + sentence.len()..].chars().next();
+                matches!(before, None | Some(' ' | '\n'))
+                    && matches!(after, None | Some(' ' | '\n'))
+            })
+}
+
+/// Whether the node's description already says `sentence`.
+pub(crate) fn says(node: &Map<String, Value>, sentence: &str) -> bool {
+    node.get("description")
+        .and_then(Value::as_str)
+        .is_some_and(|d| holds_sentence(d, sentence))
+}
+
 /// Appends sentences to the node's description, creating it (as the first key) when missing.
+/// A sentence the description already says is not repeated, so rendering a rendering again
+/// changes nothing.
 pub(crate) fn append_sentences(node: &mut Map<String, Value>, sentences: &[String]) {
-    if sentences.is_empty() {
+    let existing = description_text(node);
+    let said = |s: &&str| existing.as_deref().is_some_and(|e| holds_sentence(e, s));
+    let fresh: Vec<&str> = sentences
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !said(s))
+        .collect();
+    if fresh.is_empty() {
         return;
     }
-    let added = sentences.join(" ");
-    match description_text(node) {
+    let added = fresh.join(" ");
+    match existing {
         Some(existing) => {
             node.insert("description".into(), join_texts(&existing, &added).into());
         }
@@ -71,6 +102,7 @@ pub(crate) fn prepend_text(node: &mut Map<String, Value>, text: &str) {
 /// A value in running text: strings in backticks without quotes, anything else as JSON.
 pub(crate) fn inline_value(value: &Value) -> String {
     match value {
+        Value::String(s) if s.is_empty() => "an empty string".to_owned(),
         Value::String(s) => format!("`{s}`"),
         other => other.to_string(),
     }

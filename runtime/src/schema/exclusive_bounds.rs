@@ -9,7 +9,8 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::node::{take, type_names};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// The largest integer a JSON number (an `f64`) holds exactly.
 const EXACT: f64 = 9_007_199_254_740_992.0;
@@ -17,29 +18,42 @@ const EXACT: f64 = 9_007_199_254_740_992.0;
 /// On integer nodes, rewrites `exclusiveMinimum: n` as `minimum: ⌊n⌋ + 1` and
 /// `exclusiveMaximum: n` as `maximum: ⌈n⌉ - 1` (keeping an existing tighter inclusive bound).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct IntegerExclusiveBounds;
+pub(crate) struct IntegerExclusiveBounds {
+    pub(crate) rec: Recorder,
+}
+
+impl Recording for IntegerExclusiveBounds {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
 
 impl Transform for IntegerExclusiveBounds {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
             if is_integer_node(node) {
-                rewrite(
+                let changes = [
+                    rewrite(
                     node,
                     "exclusiveMinimum",
                     "minimum",
                     |n| n.floor() + 1.0,
                     |a, b| a >= b,
-                );
+                ),
                 rewrite(
                     node,
                     "exclusiveMaximum",
                     "maximum",
                     |n| n.ceil() - 1.0,
                     |a, b| a <= b,
-                );
+                ),
+                ];
+                for change in changes.into_iter().flatten() {
+                    self.rec.record(change);
+                }
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
@@ -55,21 +69,20 @@ fn rewrite(
     inclusive: &str,
     bound_of: impl Fn(f64) -> f64,
     at_least_as_tight: impl Fn(f64, f64) -> bool,
-) {
-    let Some(limit) = node.get(exclusive).and_then(Value::as_f64) else {
-        return;
-    };
+) -> Option<ChangeKind> {
+    let limit = node.get(exclusive).and_then(Value::as_f64)?;
     let bound = bound_of(limit);
     if !bound.is_finite() || bound.abs() > EXACT {
-        return;
+        return None;
     }
-    let Some(at) = node.keys().position(|k| k == exclusive) else {
-        return;
-    };
+    let at = node.keys().position(|k| k == exclusive)?;
     take(node, exclusive);
     let existing = node.get(inclusive).and_then(Value::as_f64);
     if existing.is_some_and(|e| at_least_as_tight(e, bound)) {
-        return;
+        return Some(ChangeKind::Removed {
+            keyword: exclusive.to_owned(),
+            why: format!("the `{inclusive}` beside it is at least as tight"),
+        });
     }
     // `bound` is a whole number within ±2^53, so the cast is exact.
     let value = Value::from(bound as i64);
@@ -78,6 +91,10 @@ fn rewrite(
     } else {
         node.shift_insert(at.min(node.len()), inclusive.to_owned(), value);
     }
+    Some(ChangeKind::Rewritten {
+        from: format!("`{exclusive}: {limit}`"),
+        to: format!("`{inclusive}: {}` (the same bound for integers)", bound as i64),
+    })
 }
 
 #[cfg(test)]
@@ -89,7 +106,7 @@ mod tests {
     #[test]
     fn integer_bounds_become_inclusive() {
         check(
-            IntegerExclusiveBounds,
+            IntegerExclusiveBounds::default(),
             json_schema!({"properties": {
                 "a": {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 100},
                 "b": {"type": ["integer", "null"], "exclusiveMinimum": 0.5},
@@ -114,9 +131,9 @@ mod tests {
             {"type": "integer", "exclusiveMinimum": true, "minimum": 1},
             {"type": "integer", "exclusiveMaximum": 1e300}
         ]});
-        check(IntegerExclusiveBounds, untouched.clone(), untouched);
+        check(IntegerExclusiveBounds::default(), untouched.clone(), untouched);
         check(
-            IntegerExclusiveBounds,
+            IntegerExclusiveBounds::default(),
             json_schema!(true),
             json_schema!(true),
         );

@@ -10,20 +10,31 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::node::{has_type, take};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Drops schemars' integer formats (`int8`…`uint128`, `int`, `uint`) from integer nodes, adding
 /// the bounds a format of 32 bits or fewer implies (and `minimum: 0` for unsigned ones) unless
 /// tighter ones are present; drops `float`/`double` from number nodes.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct DropIntegerFormats;
+pub(crate) struct DropIntegerFormats {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for DropIntegerFormats {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            drop_numeric_format(node, &[]);
+            if let Some(change) = drop_numeric_format(node, &[]) {
+                self.rec.record(change);
+            }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for DropIntegerFormats {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -31,14 +42,25 @@ impl Transform for DropIntegerFormats {
 /// (exactly what Gemini's OpenAPI subset has); every other schemars integer format is dropped
 /// as [`DropIntegerFormats`] does.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct GeminiNumberFormats;
+pub(crate) struct GeminiNumberFormats {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for GeminiNumberFormats {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            drop_numeric_format(node, &["int32", "int64", "float", "double"]);
+            if let Some(change) = drop_numeric_format(node, &["int32", "int64", "float", "double"])
+            {
+                self.rec.record(change);
+            }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for GeminiNumberFormats {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -58,34 +80,36 @@ fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
     })
 }
 
-fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) {
+fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) -> Option<ChangeKind> {
     let Some(Value::String(format)) = node.get("format") else {
-        return;
+        return None;
     };
     let format = format.clone();
     if keep.contains(&format.as_str()) {
-        return;
+        return None;
     }
+    let dropped = |why: &str| ChangeKind::Removed {
+        keyword: "format".to_owned(),
+        why: format!("`{format}` is not a format the target knows; {why}"),
+    };
     if has_type(node, "number") && matches!(format.as_str(), "float" | "double") {
         take(node, "format");
-        return;
+        return Some(dropped("the type already says it is a number"));
     }
     if !has_type(node, "integer") {
-        return;
+        return None;
     }
-    let Some((min, max)) = implied_bounds(&format) else {
-        return;
-    };
-    let Some(mut at) = node.keys().position(|k| k == "format") else {
-        return;
-    };
+    let (min, max) = implied_bounds(&format)?;
+    let mut at = node.keys().position(|k| k == "format")?;
     take(node, "format");
+    let mut added = Vec::new();
     if let Some(min) = min {
         let tighter = [("minimum", 0), ("exclusiveMinimum", -1)]
             .iter()
             .any(|(k, slack)| number(node, k).is_some_and(|v| v >= min as f64 + f64::from(*slack)));
         if !tighter {
             at = put(node, "minimum", min, at);
+            added.push(format!("`minimum: {min}`"));
         }
     }
     if let Some(max) = max {
@@ -94,8 +118,17 @@ fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) {
             .any(|(k, slack)| number(node, k).is_some_and(|v| v <= max as f64 + f64::from(*slack)));
         if !tighter {
             put(node, "maximum", max, at);
+            added.push(format!("`maximum: {max}`"));
         }
     }
+    Some(if added.is_empty() {
+        dropped("its bounds are already stated, or too wide to matter")
+    } else {
+        ChangeKind::Rewritten {
+            from: format!("`format: {format}`"),
+            to: format!("the bounds it implies ({})", added.join(", ")),
+        }
+    })
 }
 
 fn number(node: &Map<String, Value>, key: &str) -> Option<f64> {
@@ -123,7 +156,7 @@ mod tests {
     #[test]
     fn small_formats_become_bounds() {
         check(
-            DropIntegerFormats,
+            DropIntegerFormats::default(),
             json_schema!({"properties": {
                 "a": {"type": "integer", "format": "int8", "description": "x"},
                 "b": {"type": "integer", "format": "uint32", "minimum": 0},
@@ -144,7 +177,7 @@ mod tests {
     #[test]
     fn wide_formats_are_dropped() {
         check(
-            DropIntegerFormats,
+            DropIntegerFormats::default(),
             json_schema!({"anyOf": [
                 {"type": ["integer", "null"], "format": "uint64", "minimum": 0},
                 {"type": "integer", "format": "uint"},
@@ -169,14 +202,14 @@ mod tests {
                       {"format": "uint8"}, {"type": "integer", "format": 8}],
             "dependentSchemas": {"x": true}
         });
-        check(DropIntegerFormats, other.clone(), other);
-        check(DropIntegerFormats, json_schema!(false), json_schema!(false));
+        check(DropIntegerFormats::default(), other.clone(), other);
+        check(DropIntegerFormats::default(), json_schema!(false), json_schema!(false));
     }
 
     #[test]
     fn gemini_keeps_exact_formats() {
         check(
-            GeminiNumberFormats,
+            GeminiNumberFormats::default(),
             json_schema!({"properties": {
                 "a": {"type": "integer", "format": "int32"},
                 "b": {"type": "integer", "format": "int64"},

@@ -12,7 +12,8 @@ use serde_json::{Map, Value, json};
 use super::describe::{append_sentences, enum_sentence};
 use super::merge::merge_ref_siblings;
 use super::node::{insert_after, json_type, take, type_names};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// How many times one node may be rewritten (a merged branch can bring another nullable
 /// `anyOf`); a guard against pathological input.
@@ -24,22 +25,37 @@ const MAX_ROUNDS: usize = 16;
 /// several non-null types becomes an `anyOf` with one branch per type, each carrying the
 /// keywords that apply to it.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct GeminiNullable;
+pub(crate) struct GeminiNullable {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for GeminiNullable {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
             for _ in 0..MAX_ROUNDS {
-                let changed = unwrap_null_branch(node);
-                split_type_array(node);
-                drop_null_from_enum(node);
+                let changed = unwrap_null_branch(node, &mut self.rec);
+                split_type_array(node, &mut self.rec);
+                drop_null_from_enum(node, &mut self.rec);
                 if !changed {
                     break;
                 }
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
+}
+
+impl Recording for GeminiNullable {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+fn rewritten(rec: &mut Recorder, from: &str, to: &str) {
+    rec.record(ChangeKind::Rewritten {
+        from: from.to_owned(),
+        to: to.to_owned(),
+    });
 }
 
 fn set_nullable(node: &mut Map<String, Value>) {
@@ -73,7 +89,7 @@ fn is_null_branch(branch: &Value) -> bool {
 
 /// Takes the null branches out of an `anyOf`; returns whether the node changed shape (a single
 /// remaining branch was merged in, which may need another round).
-fn unwrap_null_branch(node: &mut Map<String, Value>) -> bool {
+fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool {
     let Some(Value::Array(branches)) = node.get("anyOf") else {
         return false;
     };
@@ -85,14 +101,21 @@ fn unwrap_null_branch(node: &mut Map<String, Value>) -> bool {
         .filter(|b| !is_null_branch(b))
         .cloned()
         .collect();
+    rewritten(rec, "an `anyOf` with a `null` branch", "`nullable: true`");
     match <[Value; 1]>::try_from(others) {
         Ok([only]) => {
             take(node, "anyOf");
             let siblings = std::mem::take(node);
-            *node = match merge_ref_siblings(only, siblings.clone()) {
-                Value::Object(merged) => merged,
+            *node = match merge_ref_siblings(only.clone(), siblings.clone()) {
+                Ok(Value::Object(merged)) => merged,
                 // `true`/`false` branches: keep the node's own keywords.
-                _ => siblings,
+                Ok(_) => siblings,
+                // The branch and the node disagree on a keyword: keep the branch apart.
+                Err(_) => {
+                    let mut kept = siblings;
+                    kept.insert("anyOf".into(), Value::Array(vec![only]));
+                    kept
+                }
             };
             set_nullable(node);
             true
@@ -141,7 +164,7 @@ fn format_type(format: &str) -> &'static str {
     }
 }
 
-fn split_type_array(node: &mut Map<String, Value>) {
+fn split_type_array(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let Some(Value::Array(types)) = node.get("type") else {
         return;
     };
@@ -163,9 +186,24 @@ fn split_type_array(node: &mut Map<String, Value>) {
         [only] => {
             node.insert("type".into(), only.as_str().into());
         }
-        _ if node.contains_key("anyOf") => return,
+        _ if node.contains_key("anyOf") => {
+            rec.record(ChangeKind::Kept {
+                keyword: "type".to_owned(),
+                why: "a list of types beside an `anyOf` cannot be split into branches; Gemini \
+                      may refuse it"
+                    .to_owned(),
+            });
+            return;
+        }
         _ => split_into_branches(node, &non_null),
     }
+    let to = match (non_null.len(), nullable) {
+        (0 | 1, true) => "one `type` and `nullable: true`",
+        (0 | 1, false) => "one `type`",
+        (_, true) => "an `anyOf` of one branch per type, and `nullable: true`",
+        (_, false) => "an `anyOf` of one branch per type",
+    };
+    rewritten(rec, "a `type` list", to);
     if nullable {
         set_nullable(node);
     }
@@ -225,7 +263,7 @@ fn value_has_type(value: &Value, ty: &str) -> bool {
     actual == ty || (ty == "number" && actual == "integer")
 }
 
-fn drop_null_from_enum(node: &mut Map<String, Value>) {
+fn drop_null_from_enum(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let Some(Value::Array(values)) = node.get_mut("enum") else {
         return;
     };
@@ -237,40 +275,73 @@ fn drop_null_from_enum(node: &mut Map<String, Value>) {
         take(node, "enum");
     }
     set_nullable(node);
+    rewritten(rec, "`null` in an `enum`", "`nullable: true`");
 }
 
 /// Keeps `enum` only on string nodes (the only place Gemini takes it): a `type`-less enum of
 /// strings gets `type: "string"`; any other enum is removed and described ("Must be one of: 1,
 /// 2, 3.").
 #[derive(Debug, Clone, Default)]
-pub(crate) struct StringOnlyEnums;
+pub(crate) struct StringOnlyEnums {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for StringOnlyEnums {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            string_only_enum(node);
+            string_only_enum(node, &mut self.rec);
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
-fn string_only_enum(node: &mut Map<String, Value>) {
+impl Recording for StringOnlyEnums {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+fn string_only_enum(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let Some(Value::Array(values)) = node.get("enum") else {
         return;
     };
     let all_strings = values.iter().all(Value::is_string);
+    // Gemini refuses an empty string among the values (its enum values are names).
+    let has_empty = values.iter().any(|v| v.as_str() == Some(""));
     let types = type_names(node);
-    match (types.as_slice(), all_strings, node.contains_key("type")) {
+    match (types.as_slice(), all_strings && !has_empty, node.contains_key("type")) {
         (["string"], true, _) => {}
         ([], true, false) => {
             if let Some(at) = node.keys().position(|k| k == "enum") {
                 node.shift_insert(at, "type".into(), "string".into());
+                rec.record(ChangeKind::Added {
+                    keyword: "type".to_owned(),
+                    why: "`string`: Gemini takes an `enum` only on strings".to_owned(),
+                });
             }
         }
         _ => {
-            if let Some(Value::Array(values)) = take(node, "enum") {
-                append_sentences(node, &[enum_sentence(&values)]);
+            let typeless_strings = all_strings && types.is_empty();
+            let Some(at) = node.keys().position(|k| k == "enum") else {
+                return;
+            };
+            let Some(Value::Array(values)) = take(node, "enum") else {
+                return;
+            };
+            if typeless_strings {
+                // The values said the type; keep saying it once they are words.
+                node.shift_insert(at, "type".into(), "string".into());
+                rec.record(ChangeKind::Added {
+                    keyword: "type".to_owned(),
+                    why: "`string`: every value of the `enum` it replaces is a string".to_owned(),
+                });
             }
+            let sentence = enum_sentence(&values);
+            append_sentences(node, std::slice::from_ref(&sentence));
+            rec.record(ChangeKind::Described {
+                keywords: vec!["enum".to_owned()],
+                sentence,
+            });
         }
     }
 }
@@ -280,27 +351,45 @@ fn string_only_enum(node: &mut Map<String, Value>) {
 /// `{"description": "Accepts no value; leave it out."}`. Runs after `additionalProperties` (the
 /// usual home of `false`) is gone.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ReplaceBoolSchemas;
+pub(crate) struct ReplaceBoolSchemas {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for ReplaceBoolSchemas {
     fn transform(&mut self, schema: &mut Schema) {
         match schema.as_bool() {
-            Some(true) => *schema = Schema::from(Map::new()),
+            Some(true) => {
+                *schema = Schema::from(Map::new());
+                rewritten(&mut self.rec, "the `true` schema", "`{}` (any value)");
+            }
             Some(false) => {
                 let node = json!({"description": "Accepts no value; leave it out."});
                 if let Ok(replaced) = Schema::try_from(node) {
                     *schema = replaced;
                 }
+                rewritten(
+                    &mut self.rec,
+                    "the `false` schema",
+                    "a description saying it accepts no value",
+                );
             }
-            None => transform_subschemas_all(self, schema),
+            None => transform_subschemas_tracked(self, schema),
         }
+    }
+}
+
+impl Recording for ReplaceBoolSchemas {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
 /// Adds `propertyOrdering` (the declaration order) to every object with two or more
 /// properties, so Gemini keeps the order the tool's author chose.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct GeminiPropertyOrdering;
+pub(crate) struct GeminiPropertyOrdering {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for GeminiPropertyOrdering {
     fn transform(&mut self, schema: &mut Schema) {
@@ -311,9 +400,19 @@ impl Transform for GeminiPropertyOrdering {
             };
             if !names.is_empty() && !node.contains_key("propertyOrdering") {
                 insert_after(node, "properties", "propertyOrdering", Value::Array(names));
+                self.rec.record(ChangeKind::Added {
+                    keyword: "propertyOrdering".to_owned(),
+                    why: "Gemini keeps the declared order of properties only when told".to_owned(),
+                });
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for GeminiPropertyOrdering {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -326,7 +425,7 @@ mod tests {
     #[test]
     fn type_arrays_become_nullable() {
         check(
-            GeminiNullable,
+            GeminiNullable::default(),
             json_schema!({"properties": {
                 "n": {"type": ["integer", "null"], "minimum": 0},
                 "s": {"type": ["string"]},
@@ -343,7 +442,7 @@ mod tests {
     #[test]
     fn nullable_any_of_merges_its_branch() {
         check(
-            GeminiNullable,
+            GeminiNullable::default(),
             json_schema!({"properties": {
                 "p": {"description": "where", "anyOf": [
                     {"description": "A point.", "type": "object", "properties": {"x": {"type": ["number", "null"]}}},
@@ -367,7 +466,7 @@ mod tests {
     #[test]
     fn multi_type_nodes_split_into_branches() {
         check(
-            GeminiNullable,
+            GeminiNullable::default(),
             json_schema!({
                 "description": "Id.",
                 "type": ["string", "integer", "null"],
@@ -390,19 +489,19 @@ mod tests {
     #[test]
     fn enum_nulls_and_odd_inputs() {
         check(
-            GeminiNullable,
+            GeminiNullable::default(),
             json_schema!({"items": {"type": "string", "enum": ["a", null]}, "anyOf": [true, {"type": "null"}], "not": {"enum": [null]}}),
             json_schema!({"items": {"type": "string", "nullable": true, "enum": ["a"]}, "not": {"nullable": true}, "nullable": true}),
         );
         let odd = json_schema!({"type": 3, "anyOf": {"a": 1}, "enum": "x"});
-        check(GeminiNullable, odd.clone(), odd);
-        check(GeminiNullable, json_schema!(false), json_schema!(false));
+        check(GeminiNullable::default(), odd.clone(), odd);
+        check(GeminiNullable::default(), json_schema!(false), json_schema!(false));
     }
 
     #[test]
     fn enums_only_on_strings() {
         check(
-            StringOnlyEnums,
+            StringOnlyEnums::default(),
             json_schema!({"properties": {
                 "s": {"type": "string", "enum": ["a", "b"]},
                 "t": {"enum": ["a"]},
@@ -423,7 +522,7 @@ mod tests {
     #[test]
     fn bool_schemas_become_objects() {
         check(
-            ReplaceBoolSchemas,
+            ReplaceBoolSchemas::default(),
             json_schema!({"properties": {"any": true, "never": false, "list": {"items": true}}}),
             json_schema!({"properties": {
                 "any": {},
@@ -431,13 +530,13 @@ mod tests {
                 "list": {"items": {}}
             }}),
         );
-        check(ReplaceBoolSchemas, json_schema!(true), json_schema!({}));
+        check(ReplaceBoolSchemas::default(), json_schema!(true), json_schema!({}));
     }
 
     #[test]
     fn property_ordering_for_two_or_more() {
         check(
-            GeminiPropertyOrdering,
+            GeminiPropertyOrdering::default(),
             json_schema!({
                 "type": "object",
                 "properties": {"z": {}, "a": {"type": "object", "properties": {"only": {}}}, "m": {"items": {"properties": {"b": {}, "a": {}}}}},

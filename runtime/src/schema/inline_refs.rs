@@ -8,11 +8,12 @@
 
 use schemars::Schema;
 use schemars::transform::Transform;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::merge::merge_ref_siblings;
+use super::merge::{Conflict, merge_ref_siblings};
 use super::node::take;
-use super::walk::{Child, Loc, for_each_subschema_mut, transform_subschemas_all};
+use super::walk::{Child, Loc, Recording, for_each_subschema_mut, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 use crate::{SchemaError, Target};
 
 /// How many references one document may expand. Each expansion copies a subtree, and a chain
@@ -37,6 +38,8 @@ pub(crate) struct InlineRefs {
     target: Target,
     /// The first error met.
     error: Option<SchemaError>,
+    /// The references inlined, and the definitions removed.
+    pub rec: Recorder,
 }
 
 impl InlineRefs {
@@ -46,6 +49,7 @@ impl InlineRefs {
             allow_recursion,
             target,
             error: None,
+            rec: Recorder::default(),
         }
     }
 
@@ -69,6 +73,7 @@ impl Transform for InlineRefs {
             kept: Vec::new(),
             budget: MAX_EXPANSIONS,
             error: None,
+            rec: std::mem::take(&mut self.rec),
         };
         match schema.get("$ref") {
             Some(Value::String(reference)) => {
@@ -92,9 +97,18 @@ impl Transform for InlineRefs {
             }
             None => {
                 let needed = inliner.needed_defs();
-                prune_defs(schema, &needed);
+                for keyword in prune_defs(schema, &needed) {
+                    inliner.rec.record_at(
+                        String::new(),
+                        ChangeKind::Removed {
+                            keyword,
+                            why: "every reference to its definitions was inlined".to_owned(),
+                        },
+                    );
+                }
             }
         }
+        self.rec = inliner.rec;
     }
 }
 
@@ -118,6 +132,8 @@ struct Inliner<'a> {
     /// How many more references may be expanded (see [`MAX_EXPANSIONS`]).
     budget: usize,
     error: Option<InlineError>,
+    /// The references inlined; its pointer is the output position of the node being visited.
+    rec: Recorder,
 }
 
 impl Inliner<'_> {
@@ -142,7 +158,10 @@ impl Inliner<'_> {
                 return;
             }
             let pushed = self.enter(loc);
+            let len = self.rec.pointer.len();
+            loc.push_to(&mut self.rec.pointer);
             self.inline_node(sub);
+            self.rec.pointer.truncate(len);
             self.leave(pushed);
         });
     }
@@ -210,7 +229,22 @@ impl Inliner<'_> {
         self.locations.pop();
 
         let siblings = siblings.as_object().cloned().unwrap_or_default();
-        let merged = merge_ref_siblings(target.to_value(), siblings);
+        self.rec.record(ChangeKind::Inlined {
+            reference: reference.to_owned(),
+        });
+        let target = target.to_value();
+        let merged = match merge_ref_siblings(target.clone(), siblings.clone()) {
+            Ok(merged) => merged,
+            Err(Conflict(keyword)) => {
+                self.rec.record(ChangeKind::Rewritten {
+                    from: format!(
+                        "keywords beside the `$ref` that disagree with `{reference}` on `{keyword}`"
+                    ),
+                    to: "an `allOf` of the referenced schema and those keywords".to_owned(),
+                });
+                both_as_all_of(target, siblings)
+            }
+        };
         if let Ok(merged) = Schema::try_from(merged) {
             *schema = merged;
         }
@@ -232,7 +266,14 @@ impl Inliner<'_> {
                 continue;
             };
             self.locations = vec![vec![keyword.clone(), name.clone()]];
+            self.rec.pointer.clear();
+            Loc {
+                keyword: keyword.as_str(),
+                child: Child::Name(name.as_str()),
+            }
+            .push_to(&mut self.rec.pointer);
             self.inline_node(entry);
+            self.rec.pointer.clear();
             if self.error.is_some() {
                 return;
             }
@@ -256,10 +297,12 @@ impl Inliner<'_> {
     }
 }
 
-/// Removes the root definitions nobody points at any more (and the keyword when it is empty).
-fn prune_defs(schema: &mut Schema, needed: &[(String, String)]) {
+/// Removes the root definitions nobody points at any more (and the keyword when it is empty);
+/// the keywords removed.
+fn prune_defs(schema: &mut Schema, needed: &[(String, String)]) -> Vec<String> {
+    let mut removed = Vec::new();
     let Some(root) = schema.as_object_mut() else {
-        return;
+        return removed;
     };
     for keyword in DEF_KEYWORDS {
         let Some(Value::Object(defs)) = root.get_mut(keyword) else {
@@ -268,8 +311,26 @@ fn prune_defs(schema: &mut Schema, needed: &[(String, String)]) {
         defs.retain(|name, _| needed.iter().any(|(k, n)| k == keyword && n == name));
         if defs.is_empty() {
             take(root, keyword);
+            removed.push(keyword.to_owned());
         }
     }
+    removed
+}
+
+/// `{"allOf": [target, constraints], <annotations>}`: a `$ref` whose siblings cannot be merged
+/// into its target, spelled so that every target's `allOf` handling applies.
+fn both_as_all_of(target: Value, mut siblings: Map<String, Value>) -> Value {
+    let mut node = Map::new();
+    for keyword in ["description", "title", "default", "examples"] {
+        if let Some(value) = take(&mut siblings, keyword) {
+            node.insert(keyword.to_owned(), value);
+        }
+    }
+    node.insert(
+        "allOf".to_owned(),
+        Value::Array(vec![target, Value::Object(siblings)]),
+    );
+    Value::Object(node)
 }
 
 /// The JSON Pointer segments of a local reference (`#`, `#/$defs/A`, percent- and
@@ -322,26 +383,55 @@ fn resolve<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
 /// definition (which a target without `$ref`, Gemini, cannot express) by an object described in
 /// words. For foreign tools, whose schemas must reach the model somehow; a Rust tool gets
 /// [`SchemaError::Recursive`] instead.
-pub(crate) fn inline_cutting_recursion(schema: &Schema) -> Result<Schema, SchemaError> {
-    let mut out = schema.clone();
+pub(crate) fn inline_cutting_recursion(
+    schema: &mut Schema,
+    rec: &mut Recorder,
+) -> Result<(), SchemaError> {
     let mut inline = InlineRefs::new(Target::Gemini, true);
-    inline.transform(&mut out);
+    inline.transform(schema);
+    let mut inline_changes = inline.rec.take(crate::report::Place::Input);
     inline.finish()?;
-    CutRecursiveRefs.transform(&mut out);
-    if let Some(root) = out.as_object_mut() {
-        take(root, "$defs");
-        take(root, "definitions");
+    let mut cut = CutRecursiveRefs::default();
+    cut.transform(schema);
+    if let Some(root) = schema.as_object_mut() {
+        for keyword in DEF_KEYWORDS {
+            if take(root, keyword).is_some() {
+                cut.rec.record_at(
+                    String::new(),
+                    ChangeKind::Removed {
+                        keyword: keyword.to_owned(),
+                        why: "its types are written out where they are used".to_owned(),
+                    },
+                );
+            }
+        }
     }
-    Ok(out)
+    inline_changes.extend(cut.rec.take(crate::report::Place::Input));
+    for change in inline_changes {
+        rec.record_at(change.pointer, change.kind);
+    }
+    Ok(())
 }
 
 /// What `inline_cutting_recursion` leaves of a recursive reference.
-struct CutRecursiveRefs;
+#[derive(Default)]
+struct CutRecursiveRefs {
+    rec: Recorder,
+}
+
+impl Recording for CutRecursiveRefs {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
 
 impl Transform for CutRecursiveRefs {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
             if let Some(Value::String(reference)) = node.get("$ref").cloned() {
+                self.rec.record(ChangeKind::RecursionCut {
+                    reference: reference.clone(),
+                });
                 let said = node
                     .get("description")
                     .and_then(Value::as_str)
@@ -367,7 +457,7 @@ impl Transform for CutRecursiveRefs {
                 return;
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
@@ -386,7 +476,11 @@ mod tests {
                 "next": {"description": "The next one.", "$ref": "#/$defs/Node"}
             }}}
         });
-        let cut = inline_cutting_recursion(&schema).unwrap();
+        let mut cut = schema.clone();
+        let mut rec = Recorder::default();
+        inline_cutting_recursion(&mut cut, &mut rec).unwrap();
+        assert!(rec.changes().iter().any(|c| c.pointer == "/properties/root/properties/next"
+            && matches!(&c.kind, ChangeKind::RecursionCut { reference } if reference == "#/$defs/Node")));
         assert!(cut.get("$defs").is_none());
         let next = cut.pointer("/properties/root/properties/next").unwrap();
         assert_eq!(next["type"], "object");

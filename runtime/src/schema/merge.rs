@@ -5,25 +5,45 @@ use serde_json::{Map, Value};
 
 use super::describe::{join_texts, prepend_text};
 
-/// A referenced schema merged with the keywords written next to its `$ref`.
+/// Keywords that say nothing about which values are accepted: beside a `$ref` they describe
+/// the field, and the field's own word wins over its type's.
+const ANNOTATIONS: &[&str] = &[
+    "title",
+    "default",
+    "examples",
+    "example",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// A referenced schema merged with the keywords written next to its `$ref`, so that the result
+/// accepts what both accept (draft 2020-12 applies a `$ref` and its siblings together).
 ///
-/// The referenced keywords come first; a sibling replaces the referenced keyword of the same name
-/// (the field knows better than its type), except `description`: both texts are kept, the
-/// sibling's (the field's doc) first. When both have different titles, the referenced title is
-/// folded into the referenced description so it is not lost.
-pub(crate) fn merge_ref_siblings(target: Value, mut siblings: Map<String, Value>) -> Value {
+/// The referenced keywords come first. Annotations beside the `$ref` replace the referenced
+/// ones (the field knows better than its type), except `description`: both texts are kept, the
+/// sibling's (the field's doc) first; when both have different titles, the referenced title is
+/// folded into the referenced description so it is not lost. Constraining siblings are
+/// intersected with the referenced schema (see [`merge_conjunction`]); when they cannot be
+/// (the two disagree on a keyword), `Err` carries the conflicting keyword and the caller keeps
+/// both as an `allOf`.
+pub(crate) fn merge_ref_siblings(
+    target: Value,
+    mut siblings: Map<String, Value>,
+) -> Result<Value, Conflict> {
     let mut merged = match target {
         Value::Object(map) => map,
-        Value::Bool(true) if siblings.is_empty() => return Value::Bool(true),
-        Value::Bool(true) => return Value::Object(siblings),
-        Value::Bool(false) if siblings.is_empty() => return Value::Bool(false),
+        Value::Bool(true) if siblings.is_empty() => return Ok(Value::Bool(true)),
+        Value::Bool(true) => return Ok(Value::Object(siblings)),
+        Value::Bool(false) if siblings.is_empty() => return Ok(Value::Bool(false)),
         Value::Bool(false) => {
             // `false` accepts nothing; keep that while keeping the siblings' annotations.
             siblings.insert("not".into(), Value::Object(Map::new()));
-            return Value::Object(siblings);
+            return Ok(Value::Object(siblings));
         }
         // Not a schema: resolution refuses these before we get here; keep the siblings.
-        _ => return Value::Object(siblings),
+        _ => return Ok(Value::Object(siblings)),
     };
     if let (Some(Value::String(own)), Some(Value::String(theirs))) =
         (merged.get("title"), siblings.get("title"))
@@ -39,12 +59,16 @@ pub(crate) fn merge_ref_siblings(target: Value, mut siblings: Map<String, Value>
                 let combined = join_texts(field, referenced);
                 merged.insert(key, combined.into());
             }
-            _ => {
+            ("description", _, _) => {
                 merged.insert(key, value);
             }
+            (annotation, _, _) if ANNOTATIONS.contains(&annotation) => {
+                merged.insert(key, value);
+            }
+            _ => merge_keyword(&mut merged, &key, &value)?,
         }
     }
-    Value::Object(merged)
+    Ok(Value::Object(merged))
 }
 
 /// The keyword on which two nodes disagree, so they cannot become one.
@@ -53,8 +77,9 @@ pub(crate) struct Conflict(pub String);
 
 /// Merges `branch` into `node` so that the result accepts exactly what both accept (the meaning
 /// of `allOf`), as far as keywords allow: disjoint keywords are combined, `properties` and
-/// `required` are unions, descriptions are joined (node first), equal keywords are kept once.
-/// Anything else is a [`Conflict`], and `node` is left unchanged.
+/// `required` are unions, descriptions are joined (node first), equal keywords are kept once,
+/// bounds take the tighter of the two, `type` and `enum` the values both allow. Anything else
+/// is a [`Conflict`], and `node` is left unchanged.
 pub(crate) fn merge_conjunction(
     node: &mut Map<String, Value>,
     branch: &Value,
@@ -71,6 +96,26 @@ pub(crate) fn merge_conjunction(
     *node = merged;
     Ok(())
 }
+
+/// Lower bounds: the larger wins.
+const LOWER_BOUNDS: &[&str] = &[
+    "minimum",
+    "exclusiveMinimum",
+    "minLength",
+    "minItems",
+    "minProperties",
+    "minContains",
+];
+
+/// Upper bounds: the smaller wins.
+const UPPER_BOUNDS: &[&str] = &[
+    "maximum",
+    "exclusiveMaximum",
+    "maxLength",
+    "maxItems",
+    "maxProperties",
+    "maxContains",
+];
 
 fn merge_keyword(node: &mut Map<String, Value>, key: &str, value: &Value) -> Result<(), Conflict> {
     let conflict = || Err(Conflict(key.to_owned()));
@@ -116,9 +161,68 @@ fn merge_keyword(node: &mut Map<String, Value>, key: &str, value: &Value) -> Res
                 }
             }
         }
+        (bound, Value::Number(own), Value::Number(theirs))
+            if LOWER_BOUNDS.contains(&bound) || UPPER_BOUNDS.contains(&bound) =>
+        {
+            let (Some(a), Some(b)) = (own.as_f64(), theirs.as_f64()) else {
+                return conflict();
+            };
+            let take_theirs = if LOWER_BOUNDS.contains(&bound) {
+                b > a
+            } else {
+                b < a
+            };
+            if take_theirs {
+                *own = theirs.clone();
+            }
+        }
+        ("type", own, theirs) => {
+            let both: Vec<String> = intersect_types(&type_set(own), &type_set(theirs))
+                .into_iter()
+                .map(str::to_owned)
+                .collect();
+            *own = match both.as_slice() {
+                [] => return conflict(),
+                [one] => Value::from(one.as_str()),
+                many => Value::from(many.to_vec()),
+            };
+        }
+        ("enum", Value::Array(own), Value::Array(theirs)) => {
+            own.retain(|v| theirs.contains(v));
+            if own.is_empty() {
+                return conflict();
+            }
+        }
         _ => return conflict(),
     }
     Ok(())
+}
+
+/// The types both lists allow (an integer is a number).
+fn intersect_types<'a>(a: &[&'a str], b: &[&str]) -> Vec<&'a str> {
+    let mut both = Vec::new();
+    for &t in a {
+        let kept = if b.contains(&t) {
+            t
+        } else if (t == "number" && b.contains(&"integer")) || (t == "integer" && b.contains(&"number")) {
+            "integer"
+        } else {
+            continue;
+        };
+        if !both.contains(&kept) {
+            both.push(kept);
+        }
+    }
+    both
+}
+
+/// The type names of a `type` value.
+fn type_set(value: &Value) -> Vec<&str> {
+    match value {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
@@ -132,7 +236,7 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"description": "Temperature units.", "type": "string", "enum": ["c"]}),
             map(json!({"description": "Units to use", "default": "c", "type": "string"})),
-        );
+        ).unwrap();
         assert_eq!(
             merged.to_string(),
             r#"{"description":"Units to use. Temperature units.","type":"string","enum":["c"],"default":"c"}"#
@@ -144,7 +248,7 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"title": "Point", "description": "A point."}),
             map(json!({"title": "Origin", "description": "A point."})),
-        );
+        ).unwrap();
         assert_eq!(
             merged,
             json!({"title": "Origin", "description": "A point. Point. A point."})
@@ -152,20 +256,20 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"description": "A."}),
             map(json!({"description": "A."})),
-        );
+        ).unwrap();
         assert_eq!(merged, json!({"description": "A."}));
     }
 
     #[test]
     fn ref_siblings_with_bool_targets() {
-        assert_eq!(merge_ref_siblings(json!(true), Map::new()), json!(true));
+        assert_eq!(merge_ref_siblings(json!(true), Map::new()).unwrap(), json!(true));
         assert_eq!(
-            merge_ref_siblings(json!(true), map(json!({"description": "x"}))),
+            merge_ref_siblings(json!(true), map(json!({"description": "x"}))).unwrap(),
             json!({"description": "x"})
         );
-        assert_eq!(merge_ref_siblings(json!(false), Map::new()), json!(false));
+        assert_eq!(merge_ref_siblings(json!(false), Map::new()).unwrap(), json!(false));
         assert_eq!(
-            merge_ref_siblings(json!(false), map(json!({"description": "x"}))),
+            merge_ref_siblings(json!(false), map(json!({"description": "x"}))).unwrap(),
             json!({"description": "x", "not": {}})
         );
     }
@@ -190,12 +294,43 @@ mod tests {
     }
 
     #[test]
+    fn conjunction_intersects_bounds_types_and_enums() {
+        let mut node = map(json!({"type": ["number", "null"], "minimum": 1, "maximum": 10, "enum": [1, 2, 3]}));
+        merge_conjunction(
+            &mut node,
+            &json!({"type": "integer", "minimum": 2, "maximum": 20, "enum": [2, 3, 4]}),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(node),
+            json!({"type": "integer", "minimum": 2, "maximum": 10, "enum": [2, 3]})
+        );
+    }
+
+    #[test]
+    fn ref_siblings_that_constrain_are_intersected() {
+        let merged = merge_ref_siblings(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            map(json!({"description": "Owner.", "properties": {"b": {"type": "integer"}}, "required": ["b"]})),
+        )
+        .unwrap();
+        assert_eq!(
+            merged,
+            json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}, "required": ["a", "b"], "description": "Owner."})
+        );
+        assert_eq!(
+            merge_ref_siblings(json!({"type": "string"}), map(json!({"type": "integer"}))),
+            Err(Conflict("type".into()))
+        );
+    }
+
+    #[test]
     fn conjunction_conflicts_leave_node_alone() {
         let mut node = map(json!({"type": "string", "minLength": 1}));
         let before = node.clone();
         assert_eq!(
-            merge_conjunction(&mut node, &json!({"minLength": 2, "maxLength": 3})),
-            Err(Conflict("minLength".into()))
+            merge_conjunction(&mut node, &json!({"minLength": 2, "pattern": "a", "type": "integer"})),
+            Err(Conflict("type".into()))
         );
         assert_eq!(node, before);
         assert!(merge_conjunction(&mut node, &json!({"$ref": "#"})).is_err());

@@ -26,6 +26,8 @@ mod gemini;
 mod inline_refs;
 mod objects;
 mod one_of;
+mod repair;
+mod root_combinators;
 mod strict;
 mod strict_check;
 mod titles;
@@ -37,6 +39,5 @@ mod pipeline_tests;
 #[cfg(test)]
 mod test_util;
 
-pub use canonical::canonicalize;
-pub(crate) use inline_refs::inline_cutting_recursion;
-pub use pipeline::{TargetSchema, render_for, render_output_for};
+pub(crate) use canonical::canonicalize;
+pub(crate) use pipeline::{Policy, render_for, render_output_for};

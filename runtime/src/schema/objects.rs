@@ -11,7 +11,8 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, map_sentence};
 use super::node::{insert_after, take};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Keywords next to which closing an object would change what it accepts: their subschemas
 /// may declare properties of their own, which `additionalProperties: false` would then refuse.
@@ -33,24 +34,38 @@ const COMPOSED: &[&str] = &[
 /// bare `{"type": "object"}` (any object) stay open, and so do objects composed with
 /// `allOf`/`anyOf`/`oneOf`/`if`… whose branches may add properties.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CloseObjects;
+pub(crate) struct CloseObjects {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for CloseObjects {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            close(node);
+            if close(node) {
+                self.rec.record(ChangeKind::Added {
+                    keyword: "additionalProperties".to_owned(),
+                    why: "`false`: the listed properties are all there is".to_owned(),
+                });
+            }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
-fn close(node: &mut Map<String, Value>) {
+impl Recording for CloseObjects {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+/// Closes the node if it should be; whether it did.
+fn close(node: &mut Map<String, Value>) -> bool {
     let declares = node.get("properties").is_some_and(Value::is_object);
     if !declares
         || node.contains_key("additionalProperties")
         || COMPOSED.iter().any(|k| node.contains_key(*k))
     {
-        return;
+        return false;
     }
     insert_after(
         node,
@@ -58,13 +73,16 @@ fn close(node: &mut Map<String, Value>) {
         "additionalProperties",
         Value::Bool(false),
     );
+    true
 }
 
 /// Removes every `additionalProperties` (Gemini has no such field). `false` goes silently (the
 /// model sees the listed properties); a map's value schema, or `true`, is first described:
 /// "An object mapping any key to a string."
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RemoveAdditionalProperties;
+pub(crate) struct RemoveAdditionalProperties {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for RemoveAdditionalProperties {
     fn transform(&mut self, schema: &mut Schema) {
@@ -74,11 +92,30 @@ impl Transform for RemoveAdditionalProperties {
                     .get("properties")
                     .and_then(Value::as_object)
                     .is_some_and(|p| !p.is_empty());
-                let sentence = map_sentence(&values, has_properties);
-                append_sentences(node, sentence.as_slice());
+                let change = match map_sentence(&values, has_properties) {
+                    Some(sentence) => {
+                        append_sentences(node, std::slice::from_ref(&sentence));
+                        ChangeKind::Described {
+                            keywords: vec!["additionalProperties".to_owned()],
+                            sentence,
+                        }
+                    }
+                    None => ChangeKind::Removed {
+                        keyword: "additionalProperties".to_owned(),
+                        why: "Gemini has no such field; the listed properties are all there is"
+                            .to_owned(),
+                    },
+                };
+                self.rec.record(change);
             }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for RemoveAdditionalProperties {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -91,7 +128,7 @@ mod tests {
     #[test]
     fn closes_declared_objects_everywhere() {
         check(
-            CloseObjects,
+            CloseObjects::default(),
             json_schema!({
                 "type": "object",
                 "properties": {
@@ -127,14 +164,14 @@ mod tests {
             {"properties": {"a": {}}, "unevaluatedProperties": false},
             {"properties": 3}
         ]});
-        check(CloseObjects, open.clone(), open);
-        check(CloseObjects, json_schema!(true), json_schema!(true));
+        check(CloseObjects::default(), open.clone(), open);
+        check(CloseObjects::default(), json_schema!(true), json_schema!(true));
     }
 
     #[test]
     fn gemini_removes_and_describes_maps() {
         check(
-            RemoveAdditionalProperties,
+            RemoveAdditionalProperties::default(),
             json_schema!({
                 "type": "object",
                 "properties": {

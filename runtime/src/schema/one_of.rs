@@ -8,35 +8,43 @@ use schemars::Schema;
 use schemars::transform::Transform;
 
 use super::node::rename;
-use super::walk::{Tracked, show_pointer, transform_subschemas_tracked};
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Renames every `oneOf` to `anyOf` (in place). A node that already has an `anyOf` keeps its
 /// `oneOf` (both must hold, and one keyword cannot say that); a note says where, and the strict
 /// check then refuses the schema.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct OneOfToAnyOf {
-    /// Where a `oneOf` had to be kept.
-    pub notes: Vec<String>,
-    pointer: String,
+    pub(crate) rec: Recorder,
 }
 
 impl Transform for OneOfToAnyOf {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            if node.contains_key("oneOf") && !rename(node, "oneOf", "anyOf") {
-                self.notes.push(format!(
-                    "{}: has both `oneOf` and `anyOf`; `oneOf` was kept",
-                    show_pointer(&self.pointer)
-                ));
+            if node.contains_key("oneOf") {
+                if rename(node, "oneOf", "anyOf") {
+                    self.rec.record(ChangeKind::Rewritten {
+                        from: "`oneOf`".to_owned(),
+                        to: "`anyOf`".to_owned(),
+                    });
+                } else {
+                    self.rec.record(ChangeKind::Kept {
+                        keyword: "oneOf".to_owned(),
+                        why: "the node has an `anyOf` too, so it cannot become one; OpenAI strict \
+                              mode and Gemini refuse it"
+                            .to_owned(),
+                    });
+                }
             }
         }
         transform_subschemas_tracked(self, schema);
     }
 }
 
-impl Tracked for OneOfToAnyOf {
-    fn pointer_mut(&mut self) -> &mut String {
-        &mut self.pointer
+impl Recording for OneOfToAnyOf {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -65,17 +73,17 @@ mod tests {
                 "items": [{"anyOf": [{}]}]
             }),
         );
-        assert!(t.notes.is_empty());
+        assert_eq!(t.rec.changes().len(), 4);
     }
 
     #[test]
     fn keeps_one_of_next_to_any_of_with_a_note() {
         let both = json_schema!({"properties": {"x": {"oneOf": [{}], "anyOf": [{}]}}});
         let t = check(OneOfToAnyOf::default(), both.clone(), both);
-        assert_eq!(
-            t.notes,
-            ["`/properties/x`: has both `oneOf` and `anyOf`; `oneOf` was kept"]
-        );
+        let changes = t.rec.changes();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].pointer, "/properties/x");
+        assert!(matches!(&changes[0].kind, ChangeKind::Kept { keyword, .. } if keyword == "oneOf"));
         check(
             OneOfToAnyOf::default(),
             json_schema!(false),

@@ -16,31 +16,43 @@ use super::defaults::DescribeDefaults;
 use super::exclusive_bounds::IntegerExclusiveBounds;
 use super::formats::{DropIntegerFormats, GeminiNumberFormats};
 use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, StringOnlyEnums};
-use super::inline_refs::InlineRefs;
+use super::inline_refs::{InlineRefs, inline_cutting_recursion};
 use super::objects::{CloseObjects, RemoveAdditionalProperties};
 use super::one_of::OneOfToAnyOf;
+use super::repair::RepairShapes;
+use super::root_combinators::FoldRootCombinators;
 use super::root::{normalize_root, object_root};
 use super::strict::StrictRequiredNullable;
 use super::strict_check::{strict_blockers, strict_problems};
 use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
-use super::walk::for_each_subschema;
-use crate::{SchemaError, Target};
+use super::walk::{Recording, for_each_subschema};
+use crate::report::{Change, ChangeKind, Place, Recorder};
+use crate::{RecursionPolicy, SchemaError, Target};
 
 /// The result of rendering.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetSchema {
+pub(crate) struct TargetSchema {
     /// The schema to send (a JSON object, root `"type": "object"`).
     pub schema: Map<String, Value>,
     /// Whether it is strict: for OpenAI targets true iff strict was requested AND the schema
     /// could be made strict (no open maps/untyped values after transforms); false for MCP,
     /// Anthropic and Gemini.
     pub strict: bool,
-    /// Human-readable notes of what was rewritten or why strict was not possible, e.g.
-    /// "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict;
-    /// rendered with strict: false".
-    pub notes: Vec<String>,
+    /// Every change made, in order; for OpenAI, the reasons it is not strict come last.
+    pub changes: Vec<Change>,
+}
+
+/// How to render a schema: what the tool asks for, beyond its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Policy {
+    /// The tool asks for strict mode (OpenAI `strict: true`).
+    pub strict: bool,
+    /// What to do with a recursive type where `$ref` is unavailable (Gemini).
+    pub recursion: RecursionPolicy,
+    /// Which schema of the tool this is.
+    pub place: Place,
 }
 
 /// Keywords OpenAI does not take (or, undocumented now, refused in older API versions): said in
@@ -134,65 +146,45 @@ const GEMINI_KEYWORDS: &[&str] = &[
 /// `float`/`double` on numbers.
 const GEMINI_FORMATS: &[&str] = &["date-time", "enum", "int32", "int64", "float", "double"];
 
-/// Renders a canonical input schema for a target. `strict_requested`: the tool asks for strict
-/// mode (OpenAI `strict: true`). Never mutates `canonical`.
-pub fn render_for(
+/// Renders a canonical input schema for a target. Never mutates `canonical`.
+pub(crate) fn render_for(
     canonical: &Schema,
     target: Target,
-    strict_requested: bool,
+    policy: Policy,
 ) -> Result<TargetSchema, SchemaError> {
     match target {
-        Target::Mcp => finish(
-            full_schema(
-                canonical,
-                target,
-                FullSchema {
-                    close_objects: true,
-                    keep_defaults: true,
-                },
-            )?,
-            target,
-        ),
-        Target::Anthropic => finish(
-            full_schema(
-                canonical,
-                target,
-                FullSchema {
-                    close_objects: true,
-                    keep_defaults: false,
-                },
-            )?,
-            target,
-        ),
-        Target::ChatCompletions | Target::Responses => openai(canonical, target, strict_requested),
-        Target::Gemini => finish(gemini(canonical, target)?, target),
+        Target::Mcp => full_schema(canonical, target, policy, true, true)?.finish(target),
+        Target::Anthropic => full_schema(canonical, target, policy, true, false)?.finish(target),
+        Target::ChatCompletions | Target::Responses => openai(canonical, target, policy),
+        Target::Gemini => gemini(canonical, target, policy)?.finish(target),
     }
 }
 
 /// Renders a canonical output schema for a target: for MCP's `outputSchema`, the MCP input
 /// pipeline without closing objects (a tool's output may carry more than its schema lists);
 /// other targets have no output schemas and get their (non-strict) input rendering.
-pub fn render_output_for(canonical: &Schema, target: Target) -> Result<TargetSchema, SchemaError> {
+pub(crate) fn render_output_for(
+    canonical: &Schema,
+    target: Target,
+    recursion: RecursionPolicy,
+) -> Result<TargetSchema, SchemaError> {
+    let policy = Policy {
+        strict: false,
+        recursion,
+        place: Place::Output,
+    };
     match target {
-        Target::Mcp => finish(
-            full_schema(
-                canonical,
-                target,
-                FullSchema {
-                    close_objects: false,
-                    keep_defaults: true,
-                },
-            )?,
-            target,
-        ),
-        other => render_for(canonical, other, false),
+        Target::Mcp => full_schema(canonical, target, policy, false, true)?.finish(target),
+        other => render_for(canonical, other, policy),
     }
 }
 
-/// A rendering in progress: the schema, and the notes gathered so far.
+/// A rendering in progress: the schema, and the changes made so far.
 struct Run {
     schema: Schema,
-    notes: Vec<String>,
+    changes: Vec<Change>,
+    place: Place,
+    recursion: RecursionPolicy,
     /// The keywords of the starting schema that some transforms act on. A transform whose
     /// keyword appears nowhere has nothing to do, and no transform before it adds that keyword,
     /// so it is skipped: most schemas have no `$ref`, `title`, `oneOf` or `default`, and each
@@ -242,30 +234,36 @@ impl Present {
 
 impl Run {
     /// Starts from a clone of `canonical` with its root normalised.
-    fn new(canonical: &Schema) -> Self {
+    fn new(canonical: &Schema, policy: Policy) -> Self {
         let mut schema = canonical.clone();
-        normalize_root(&mut schema);
+        let mut rec = Recorder::default();
+        normalize_root(&mut schema, &mut rec);
         let present = Present::of(&schema);
         Run {
             schema,
-            notes: Vec::new(),
+            changes: rec.take(policy.place),
+            place: policy.place,
+            recursion: policy.recursion,
             present,
         }
     }
 
-    fn apply(&mut self, mut transform: impl Transform) -> &mut Self {
+    fn apply(&mut self, mut transform: impl Recording) -> &mut Self {
         transform.transform(&mut self.schema);
+        self.changes.extend(transform.recorder().take(self.place));
         self
     }
 
     /// Applies `transform` when `needed` (see [`Run::present`]).
-    fn apply_if(&mut self, needed: bool, transform: impl Transform) -> &mut Self {
+    fn apply_if(&mut self, needed: bool, transform: impl Recording) -> &mut Self {
         if needed {
             self.apply(transform);
         }
         self
     }
 
+    /// Inlines every `$ref`; a recursive one stays a `$ref` where `allow_recursion`, and
+    /// otherwise is an error or (with [`RecursionPolicy::Describe`]) is cut and described.
     fn inline_refs(
         &mut self,
         target: Target,
@@ -274,151 +272,148 @@ impl Run {
         if !self.present.refs {
             return Ok(self);
         }
+        let describe = !allow_recursion && self.recursion == RecursionPolicy::Describe;
+        let before = describe.then(|| self.schema.clone());
         let mut inline = InlineRefs::new(target, allow_recursion);
         inline.transform(&mut self.schema);
-        inline.finish()?;
+        let changes = inline.rec.take(self.place);
+        match (inline.finish(), before) {
+            (Ok(()), _) => self.changes.extend(changes),
+            (Err(SchemaError::Recursive { .. }), Some(mut schema)) => {
+                let mut rec = Recorder::default();
+                inline_cutting_recursion(&mut schema, &mut rec)?;
+                self.schema = schema;
+                self.changes.extend(rec.take(self.place));
+            }
+            (Err(error), _) => return Err(error),
+        }
         Ok(self)
     }
 
-    fn one_of_to_any_of(&mut self) -> &mut Self {
-        if !self.present.one_of {
-            return self;
-        }
-        let mut t = OneOfToAnyOf::default();
-        t.transform(&mut self.schema);
-        self.notes.append(&mut t.notes);
-        self
-    }
-
-    fn simplify_all_of(&mut self, describe_unmergeable: bool) -> &mut Self {
-        if !self.present.all_of {
-            return self;
-        }
-        let mut t = SimplifyAllOf::new(describe_unmergeable);
-        t.transform(&mut self.schema);
-        self.notes.append(&mut t.notes);
-        self
+    /// The schema as a JSON object with an object root, and its changes.
+    fn finish(self, target: Target) -> Result<TargetSchema, SchemaError> {
+        Ok(TargetSchema {
+            schema: object_root(self.schema, target)?,
+            strict: false,
+            changes: self.changes,
+        })
     }
 }
 
-fn finish(run: Run, target: Target) -> Result<TargetSchema, SchemaError> {
-    Ok(TargetSchema {
-        schema: object_root(run.schema, target)?,
-        strict: false,
-        notes: run.notes,
-    })
-}
-
-/// How much of full JSON Schema 2020-12 a target keeps: MCP and Anthropic (non-strict) take it
-/// all; they differ in whether `default` is sent or only said, and outputs stay open.
-struct FullSchema {
+/// MCP (`keep_defaults`) and Anthropic: full JSON Schema 2020-12, constraints kept; `default`
+/// said in words (and kept for MCP); objects closed unless this is an output schema. Anthropic
+/// refuses combinators at the root, so they are folded into one object.
+fn full_schema(
+    canonical: &Schema,
+    target: Target,
+    policy: Policy,
     close_objects: bool,
     keep_defaults: bool,
-}
-
-/// MCP (`keep_defaults`) and Anthropic: constraints stay; `default` is always said in words.
-fn full_schema(canonical: &Schema, target: Target, rules: FullSchema) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical);
+) -> Result<Run, SchemaError> {
+    let mut run = Run::new(canonical, policy);
     let present = run.present;
-    run.inline_refs(target, true)?
-        .apply_if(present.title, MergeTitles)
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
-        .apply_if(present.format, DropIntegerFormats);
-    if rules.close_objects {
-        run.apply(CloseObjects);
+    run.inline_refs(target, true)?.apply(FoldRootCombinators {
+        keep: target == Target::Mcp,
+        ..FoldRootCombinators::default()
+    });
+    run.apply_if(present.title, MergeTitles::default())
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
+        .apply_if(present.format, DropIntegerFormats::default());
+    if close_objects {
+        run.apply(CloseObjects::default());
     }
-    run.apply_if(
-        present.default,
-        DescribeDefaults {
-            keep_keyword: rules.keep_defaults,
-        },
-    );
+    run.apply_if(present.default, DescribeDefaults::new(keep_defaults));
     Ok(run)
 }
 
 /// OpenAI: strict when asked and possible; otherwise the same pipeline without
-/// `StrictRequiredNullable`, with the reasons in the notes.
+/// `StrictRequiredNullable`, with the reasons in the report.
 fn openai(
     canonical: &Schema,
     target: Target,
-    strict_requested: bool,
+    policy: Policy,
 ) -> Result<TargetSchema, SchemaError> {
-    if strict_requested {
-        let run = openai_run(canonical, target, true)?;
+    if policy.strict {
+        let run = openai_run(canonical, target, policy, true)?;
         if strict_problems(&run.schema).is_empty() {
-            let mut rendered = finish(run, target)?;
+            let mut rendered = run.finish(target)?;
             rendered.strict = true;
             return Ok(rendered);
         }
     }
-    let run = openai_run(canonical, target, false)?;
+    let run = openai_run(canonical, target, policy, false)?;
     // The reasons are found again in the schema that is sent, so that their pointers name its
     // nodes; optional properties are no reason (the strict attempt had made them required).
-    let reasons = if strict_requested {
+    let reasons = if policy.strict {
         strict_blockers(&run.schema)
     } else {
         Vec::new()
     };
-    let mut rendered = finish(run, target)?;
-    rendered.notes.extend(reasons);
+    let mut rendered = run.finish(target)?;
+    rendered
+        .changes
+        .extend(reasons.into_iter().map(|(pointer, why)| Change {
+            place: policy.place,
+            pointer,
+            kind: ChangeKind::NotStrict { why },
+        }));
     Ok(rendered)
 }
 
-fn openai_run(canonical: &Schema, target: Target, strict: bool) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical);
+fn openai_run(
+    canonical: &Schema,
+    target: Target,
+    policy: Policy,
+    strict: bool,
+) -> Result<Run, SchemaError> {
+    let mut run = Run::new(canonical, policy);
     let present = run.present;
     run.inline_refs(target, true)?
-        .apply_if(present.title, MergeTitles)
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
-        .one_of_to_any_of()
-        .apply_if(present.constant, ConstToEnum)
-        .simplify_all_of(false)
-        .apply_if(present.format, DropIntegerFormats)
+        .apply(FoldRootCombinators::default())
+        .apply_if(present.title, MergeTitles::default())
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
+        .apply_if(present.one_of, OneOfToAnyOf::default())
+        .apply_if(present.constant, ConstToEnum::default())
+        .apply_if(present.all_of, SimplifyAllOf::new(false))
+        .apply_if(present.format, DropIntegerFormats::default())
+        .apply(RepairShapes::default())
         .apply(DescribeUnsupported {
-            keywords: OPENAI_UNSUPPORTED,
-            kept_formats: OPENAI_FORMATS,
-            allowed: None,
+            plain_patterns_only: true,
+            ..DescribeUnsupported::new(OPENAI_UNSUPPORTED, OPENAI_FORMATS, None)
         })
-        .apply(CloseObjects);
+        .apply(CloseObjects::default());
     if strict {
-        run.apply(StrictRequiredNullable);
+        run.apply(StrictRequiredNullable::default());
     }
-    run.apply_if(
-        present.default,
-        DescribeDefaults {
-            keep_keyword: false,
-        },
-    );
+    run.apply_if(present.default, DescribeDefaults::new(false));
     Ok(run)
 }
 
-/// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (recursion is an error).
-fn gemini(canonical: &Schema, target: Target) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical);
+/// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (a recursive type is an error,
+/// or cut and described, as the policy says).
+fn gemini(canonical: &Schema, target: Target, policy: Policy) -> Result<Run, SchemaError> {
+    let mut run = Run::new(canonical, policy);
     let present = run.present;
     run.inline_refs(target, false)?
-        .apply_if(present.title, MergeTitles)
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums)
-        .apply_if(present.constant, ConstToEnum)
-        .one_of_to_any_of()
-        .simplify_all_of(true)
-        .apply(GeminiNumberFormats)
-        .apply(IntegerExclusiveBounds)
-        .apply(DescribeUnsupported {
-            keywords: GEMINI_UNSUPPORTED,
-            kept_formats: GEMINI_FORMATS,
-            allowed: Some(GEMINI_KEYWORDS),
-        })
-        .apply(GeminiNullable)
-        .apply(StringOnlyEnums)
-        .apply(RemoveAdditionalProperties)
-        .apply(ReplaceBoolSchemas)
-        .apply_if(
-            present.default,
-            DescribeDefaults {
-                keep_keyword: false,
-            },
-        )
-        .apply(GeminiPropertyOrdering);
+        .apply(FoldRootCombinators::default())
+        .apply_if(present.title, MergeTitles::default())
+        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
+        .apply_if(present.constant, ConstToEnum::default())
+        .apply_if(present.one_of, OneOfToAnyOf::default())
+        .apply_if(present.all_of, SimplifyAllOf::new(true))
+        .apply(GeminiNumberFormats::default())
+        .apply(IntegerExclusiveBounds::default())
+        .apply(RepairShapes::default())
+        .apply(DescribeUnsupported::new(
+            GEMINI_UNSUPPORTED,
+            GEMINI_FORMATS,
+            Some(GEMINI_KEYWORDS),
+        ))
+        .apply(GeminiNullable::default())
+        .apply(StringOnlyEnums::default())
+        .apply(RemoveAdditionalProperties::default())
+        .apply(ReplaceBoolSchemas::default())
+        .apply_if(present.default, DescribeDefaults::new(false))
+        .apply(GeminiPropertyOrdering::default());
     Ok(run)
 }

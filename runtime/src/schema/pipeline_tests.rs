@@ -4,14 +4,45 @@ use schemars::Schema;
 use serde_json::{Map, Value, json};
 
 use super::walk::for_each_subschema;
-use super::{TargetSchema, canonicalize, render_for, render_output_for};
+use super::pipeline::TargetSchema;
+use super::{Policy, canonicalize, render_for, render_output_for};
+use crate::RecursionPolicy;
+use crate::report::{ChangeKind, Place, Recorder};
 use crate::{SchemaError, Target};
 
 /// The arguments of a weather tool, as schemars 1.x emits them: doc comments, a documented unit
 /// enum, `Option`s, a tagged enum, integer formats, a defaulted field beside a `$ref`.
 fn weather() -> Schema {
     let value = json!({"type":"object","properties":{"city":{"description":"The city.","type":"string"},"days":{"type":"integer","format":"uint32","minimum":1,"maximum":14,"default":3},"units":{"anyOf":[{"$ref":"#/$defs/Units"},{"type":"null"}]},"p":{"description":"where","anyOf":[{"$ref":"#/$defs/Point"},{"type":"null"}]},"pts":{"type":"array","items":{"$ref":"#/$defs/Point"}},"e":{"type":"string","format":"email","minLength":1,"maxLength":5},"shape":{"$ref":"#/$defs/Shape"},"n":{"type":["integer","null"],"format":"uint64","minimum":0},"u2":{"$ref":"#/$defs/Units","default":"celsius"}},"additionalProperties":false,"required":["city","pts","e","shape"],"$defs":{"Units":{"description":"Temperature units.","oneOf":[{"description":"Degrees Celsius.","type":"string","const":"celsius"},{"description":"Degrees Fahrenheit.","type":"string","const":"fahrenheit"}]},"Point":{"description":"A point.\n\nMore text.","type":"object","properties":{"x":{"type":"number","format":"double"},"y":{"type":"integer","format":"int32"},"z":{"type":"integer","format":"uint8","minimum":0,"maximum":255}},"required":["x","y","z"]},"Shape":{"oneOf":[{"type":"object","properties":{"kind":{"type":"string","const":"Circle"},"r":{"type":"number","format":"double"}},"required":["kind","r"]},{"type":"object","properties":{"kind":{"type":"string","const":"Square"},"side":{"type":"number","format":"double"}},"required":["kind","side"]}]}}});
-    canonicalize(Schema::try_from(value).expect("an object schema"))
+    canonicalize(
+        Schema::try_from(value).expect("an object schema"),
+        &mut Recorder::default(),
+    )
+}
+
+/// Renders as a Rust tool asks: strict or not, recursion refused where `$ref` is unavailable.
+fn render(canonical: &Schema, target: Target, strict: bool) -> Result<TargetSchema, SchemaError> {
+    render_for(
+        canonical,
+        target,
+        Policy {
+            strict,
+            recursion: RecursionPolicy::Refuse,
+            place: Place::Input,
+        },
+    )
+}
+
+/// The reasons a rendering is not strict, as `pointer: why`.
+fn not_strict(rendered: &TargetSchema) -> Vec<String> {
+    rendered
+        .changes
+        .iter()
+        .filter_map(|c| match &c.kind {
+            ChangeKind::NotStrict { why } => Some(format!("{}: {why}", c.pointer)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Every schema node of a rendered schema, with its JSON Pointer.
@@ -110,10 +141,10 @@ fn assert_strict_objects(schema: &Map<String, Value>) {
 
 #[test]
 fn mcp_keeps_json_schema_and_says_defaults() {
-    let r = render_for(&weather(), Target::Mcp, true).unwrap();
+    let r = render(&weather(), Target::Mcp, true).unwrap();
     assert_common(&r);
     assert!(!r.strict);
-    assert!(r.notes.is_empty(), "{:?}", r.notes);
+    assert!(not_strict(&r).is_empty(), "{:?}", not_strict(&r));
     let s = &r.schema;
     // `default` stays (MCP is full JSON Schema), constraints stay, optional stays optional.
     assert_eq!(s["properties"]["days"]["default"], 3);
@@ -150,10 +181,10 @@ fn mcp_keeps_json_schema_and_says_defaults() {
 #[test]
 fn openai_strict_makes_everything_required_and_nullable() {
     for target in [Target::ChatCompletions, Target::Responses] {
-        let r = render_for(&weather(), target, true).unwrap();
+        let r = render(&weather(), target, true).unwrap();
         assert_common(&r);
-        assert!(r.strict, "{:?}", r.notes);
-        assert!(r.notes.is_empty(), "{:?}", r.notes);
+        assert!(r.strict, "{:?}", not_strict(&r));
+        assert!(not_strict(&r).is_empty(), "{:?}", not_strict(&r));
         let s = &r.schema;
         assert_no_keyword(
             s,
@@ -189,14 +220,14 @@ fn openai_strict_makes_everything_required_and_nullable() {
     }
     // Both OpenAI targets get the same schema; only the wire shape differs.
     assert_eq!(
-        render_for(&weather(), Target::ChatCompletions, true).unwrap(),
-        render_for(&weather(), Target::Responses, true).unwrap()
+        render(&weather(), Target::ChatCompletions, true).unwrap(),
+        render(&weather(), Target::Responses, true).unwrap()
     );
 }
 
 #[test]
 fn openai_without_strict_keeps_optional_fields_optional() {
-    let r = render_for(&weather(), Target::ChatCompletions, false).unwrap();
+    let r = render(&weather(), Target::ChatCompletions, false).unwrap();
     assert_common(&r);
     assert!(!r.strict);
     assert_eq!(r.schema["required"], json!(["city", "pts", "e", "shape"]));
@@ -206,11 +237,11 @@ fn openai_without_strict_keeps_optional_fields_optional() {
 
 #[test]
 fn anthropic_is_mcp_without_the_default_keyword() {
-    let r = render_for(&weather(), Target::Anthropic, true).unwrap();
+    let r = render(&weather(), Target::Anthropic, true).unwrap();
     assert_common(&r);
     assert!(!r.strict);
     assert_no_keyword(&r.schema, &["default"]);
-    let mut mcp = render_for(&weather(), Target::Mcp, false).unwrap().schema;
+    let mut mcp = render(&weather(), Target::Mcp, false).unwrap().schema;
     for (_, node) in mcp.iter_mut().filter(|(k, _)| *k == "properties") {
         for property in node.as_object_mut().unwrap().values_mut() {
             property.as_object_mut().unwrap().shift_remove("default");
@@ -224,7 +255,7 @@ fn anthropic_is_mcp_without_the_default_keyword() {
 
 #[test]
 fn gemini_has_only_its_openapi_subset() {
-    let r = render_for(&weather(), Target::Gemini, true).unwrap();
+    let r = render(&weather(), Target::Gemini, true).unwrap();
     assert_common(&r);
     assert!(!r.strict);
     let s = &r.schema;
@@ -301,8 +332,8 @@ fn rendering_never_mutates_and_is_deterministic() {
     let canonical = weather();
     let before = canonical.clone();
     for target in Target::ALL {
-        let first = render_for(&canonical, target, true).unwrap();
-        let second = render_for(&canonical, target, true).unwrap();
+        let first = render(&canonical, target, true).unwrap();
+        let second = render(&canonical, target, true).unwrap();
         assert_eq!(
             Value::Object(first.schema).to_string(),
             Value::Object(second.schema).to_string()
@@ -330,14 +361,15 @@ fn strict_falls_back_with_reasons() {
             "required": ["tags", "extra"]
         }))
         .unwrap(),
+        &mut Recorder::default(),
     );
-    let r = render_for(&canonical, Target::Responses, true).unwrap();
+    let r = render(&canonical, Target::Responses, true).unwrap();
     assert!(!r.strict);
     assert_eq!(
-        r.notes,
+        not_strict(&r),
         [
-            "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-            "`/properties/extra`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false",
+            "/properties/tags: an open map (`additionalProperties` is a schema) cannot be strict",
+            "/properties/extra: accepts any value (no `type`), which strict mode cannot express",
         ]
     );
     // The non-strict rendering: optional stays optional, the map stays a map.
@@ -355,7 +387,7 @@ fn strict_falls_back_with_reasons() {
         })
         .to_string()
     );
-    let gemini = render_for(&canonical, Target::Gemini, false).unwrap();
+    let gemini = render(&canonical, Target::Gemini, false).unwrap();
     assert_eq!(
         gemini.schema["properties"]["tags"],
         json!({"description": "An object mapping any key to a string.", "type": "object"})
@@ -383,7 +415,7 @@ fn recursive() -> Schema {
 #[test]
 fn recursion_is_kept_where_possible_and_refused_by_gemini() {
     for target in [Target::Mcp, Target::Anthropic, Target::ChatCompletions] {
-        let r = render_for(&recursive(), target, true).unwrap();
+        let r = render(&recursive(), target, true).unwrap();
         assert_eq!(
             r.schema["properties"]["root"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Node"})
@@ -393,11 +425,11 @@ fn recursion_is_kept_where_possible_and_refused_by_gemini() {
             "{target}"
         );
         if target.is_openai() {
-            assert!(r.strict, "{:?}", r.notes);
+            assert!(r.strict, "{:?}", not_strict(&r));
         }
     }
     assert_eq!(
-        render_for(&recursive(), Target::Gemini, false),
+        render(&recursive(), Target::Gemini, false),
         Err(SchemaError::Recursive {
             target: Target::Gemini,
             reference: "#/$defs/Node".into()
@@ -410,7 +442,7 @@ fn roots_must_be_objects() {
     for target in Target::ALL {
         let string_root = Schema::try_from(json!({"type": "string"})).unwrap();
         assert_eq!(
-            render_for(&string_root, target, true),
+            render(&string_root, target, true),
             Err(SchemaError::RootNotObject {
                 target,
                 found: "a string".into()
@@ -418,28 +450,27 @@ fn roots_must_be_objects() {
         );
         let union_root =
             Schema::try_from(json!({"anyOf": [{"type": "object"}, {"type": "null"}]})).unwrap();
-        let found = match render_for(&union_root, target, true) {
-            Err(SchemaError::RootNotObject { found, .. }) => found,
-            other => panic!("{other:?}"),
-        };
-        // Gemini has already turned the null branch into `nullable`.
-        let expected = if target == Target::Gemini {
-            "an object or null"
-        } else {
-            "an `anyOf` of 2 schemas"
-        };
-        assert_eq!(found, expected, "{target}");
+        // MCP takes root combinators but needs `"type": "object"`; the others fold the object
+        // branch into the root (the arguments are never null).
+        match (target, render(&union_root, target, true)) {
+            (Target::Mcp, Err(SchemaError::RootNotObject { found, .. })) => {
+                assert_eq!(found, "an `anyOf` of 2 schemas");
+            }
+            (Target::Mcp, other) => panic!("{other:?}"),
+            (_, Ok(rendered)) => assert_eq!(rendered.schema["type"], "object", "{target}"),
+            (_, other) => panic!("{target}: {other:?}"),
+        }
     }
 }
 
 #[test]
 fn no_parameters_render_as_an_empty_object() {
     for target in Target::ALL {
-        let r = render_for(&Schema::from(true), target, true).unwrap();
+        let r = render(&Schema::from(true), target, true).unwrap();
         assert_eq!(r.schema["type"], "object");
         assert_eq!(r.schema["properties"], json!({}));
     }
-    let openai = render_for(&Schema::from(true), Target::ChatCompletions, true).unwrap();
+    let openai = render(&Schema::from(true), Target::ChatCompletions, true).unwrap();
     assert!(openai.strict);
     assert_eq!(
         Value::Object(openai.schema).to_string(),
@@ -449,7 +480,7 @@ fn no_parameters_render_as_an_empty_object() {
 
 #[test]
 fn mcp_output_schemas_stay_open() {
-    let r = render_output_for(&weather(), Target::Mcp).unwrap();
+    let r = render_output_for(&weather(), Target::Mcp, RecursionPolicy::Refuse).unwrap();
     assert_eq!(property_order(&r.schema), DECLARED);
     assert_eq!(
         r.schema["additionalProperties"], false,
@@ -460,7 +491,7 @@ fn mcp_output_schemas_stay_open() {
         None
     );
     assert_eq!(r.schema["properties"]["days"]["default"], 3);
-    assert!(render_output_for(&weather(), Target::Gemini).is_ok());
+    assert!(render_output_for(&weather(), Target::Gemini, RecursionPolicy::Refuse).is_ok());
 }
 
 /// A foreign (pydantic, draft-07 style) schema: `definitions`, `allOf: [{$ref}]` with siblings,
@@ -482,8 +513,9 @@ fn foreign_schema_through_every_target() {
             "definitions": {"Sort": {"title": "Sort", "description": "Sort order.", "enum": ["relevance", "date"], "type": "string"}}
         }))
         .unwrap(),
+        &mut Recorder::default(),
     );
-    let gemini = render_for(&foreign, Target::Gemini, false).unwrap().schema;
+    let gemini = render(&foreign, Target::Gemini, false).unwrap().schema;
     assert_eq!(
         Value::Object(gemini).to_string(),
         json!({
@@ -500,8 +532,8 @@ fn foreign_schema_through_every_target() {
         })
         .to_string()
     );
-    let openai = render_for(&foreign, Target::ChatCompletions, true).unwrap();
-    assert!(openai.strict, "{:?}", openai.notes);
+    let openai = render(&foreign, Target::ChatCompletions, true).unwrap();
+    assert!(openai.strict, "{:?}", not_strict(&openai));
     assert_eq!(
         openai.schema["properties"]["max_results"],
         json!({"description": "Default: 10.", "type": ["integer", "null"], "exclusiveMinimum": 0})
@@ -514,7 +546,7 @@ fn foreign_schema_through_every_target() {
         openai.schema["properties"]["sort"]["enum"],
         json!(["relevance", "date", null])
     );
-    let mcp = render_for(&foreign, Target::Mcp, true).unwrap();
+    let mcp = render(&foreign, Target::Mcp, true).unwrap();
     assert_eq!(
         mcp.schema["properties"]["max_results"],
         json!({"description": "Default: 10.", "type": "integer", "exclusiveMinimum": 0, "default": 10})

@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::describe::short;
 use super::node::take;
+use crate::report::{ChangeKind, Recorder};
 use crate::{SchemaError, Target};
 
 /// Keywords that leave a root "without parameters" when they are all it has.
@@ -14,26 +15,48 @@ const ANNOTATIONS: &[&str] = &["description", "$comment", "$id", "$defs", "defin
 /// for roots that skipped it), turns "no parameters" (`true`, `{}`) into
 /// `{"type": "object", "properties": {}}`, and adds `type: object` to a root that declares
 /// `properties` without a type.
-pub(crate) fn normalize_root(schema: &mut Schema) {
+pub(crate) fn normalize_root(schema: &mut Schema, rec: &mut Recorder) {
     if schema.as_bool() == Some(true) {
         *schema = Schema::from(Map::new());
     }
     let Some(root) = schema.as_object_mut() else {
         return;
     };
-    take(root, "$schema");
-    take(root, "title");
+    for (keyword, why) in [
+        ("$schema", "the dialect is the target's own"),
+        ("title", "the tool's name and description say what the arguments are"),
+    ] {
+        if take(root, keyword).is_some() {
+            rec.record(ChangeKind::Removed {
+                keyword: keyword.to_owned(),
+                why: why.to_owned(),
+            });
+        }
+    }
+    let added = |keyword: &str, why: &str| ChangeKind::Added {
+        keyword: keyword.to_owned(),
+        why: why.to_owned(),
+    };
     if root.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
         root.shift_insert(0, "type".into(), json!("object"));
         root.shift_insert(1, "properties".into(), json!({}));
+        rec.record(added(
+            "properties",
+            "`{}` with `type: object`: the tool takes no arguments",
+        ));
         return;
     }
     match root.get("type") {
         None if root.get("properties").is_some_and(Value::is_object) => {
             root.shift_insert(0, "type".into(), json!("object"));
+            rec.record(added("type", "`object`: the root declares properties"));
         }
         Some(Value::Array(types)) if types.as_slice() == [json!("object")] => {
             root.insert("type".into(), json!("object"));
+            rec.record(ChangeKind::Rewritten {
+                from: "`type: [\"object\"]`".to_owned(),
+                to: "`type: \"object\"`".to_owned(),
+            });
         }
         _ => {}
     }
@@ -89,7 +112,7 @@ mod tests {
     use schemars::json_schema;
 
     fn normalized(mut schema: Schema) -> Schema {
-        normalize_root(&mut schema);
+        normalize_root(&mut schema, &mut Recorder::default());
         schema
     }
 

@@ -9,7 +9,8 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
 use super::node::{accepts_null, insert_after, property_names, required_names, take};
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Keywords whose presence means adding `null` to `type`/`enum` would not be enough (the value
 /// must also satisfy them), so the node is wrapped in an `anyOf` instead.
@@ -20,18 +21,26 @@ const COMPOSED: &[&str] = &["anyOf", "oneOf", "allOf", "$ref", "not", "if"];
 /// (with `null` added to an `enum`), an `anyOf` gains a `{"type": "null"}` branch, anything
 /// else is wrapped as `{"description", "anyOf": [<node>, {"type": "null"}], "default"}`.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct StrictRequiredNullable;
+pub(crate) struct StrictRequiredNullable {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for StrictRequiredNullable {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            require_all(node);
+            require_all(node, &mut self.rec);
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
     }
 }
 
-fn require_all(node: &mut Map<String, Value>) {
+impl Recording for StrictRequiredNullable {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+fn require_all(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let names = property_names(node);
     if !node.get("properties").is_some_and(Value::is_object) {
         return;
@@ -40,7 +49,11 @@ fn require_all(node: &mut Map<String, Value>) {
     if let Some(Value::Object(properties)) = node.get_mut("properties") {
         for name in names.iter().filter(|n| !required.contains(n)) {
             if let Some(property) = properties.get_mut(name) {
-                make_nullable(property);
+                let nullable = make_nullable(property);
+                rec.record(ChangeKind::MadeRequired {
+                    property: name.clone(),
+                    nullable,
+                });
             }
         }
     }
@@ -64,17 +77,18 @@ fn require_all(node: &mut Map<String, Value>) {
     }
 }
 
-/// Makes a property schema accept `null` as well (see [`StrictRequiredNullable`]).
-fn make_nullable(schema: &mut Value) {
+/// Makes a property schema accept `null` as well (see [`StrictRequiredNullable`]); whether it
+/// had to (it did not accept `null` before).
+fn make_nullable(schema: &mut Value) -> bool {
     if accepts_null(schema) {
-        return;
+        return false;
     }
     let node = match schema {
         Value::Object(node) => node,
         // `false`: the property can never be present; `null` is the only way to say "absent".
         _ => {
             *schema = json!({"type": "null"});
-            return;
+            return true;
         }
     };
     let composed = COMPOSED.iter().any(|k| node.contains_key(*k));
@@ -82,7 +96,7 @@ fn make_nullable(schema: &mut Value) {
         if let Some(Value::Array(values)) = node.get_mut("enum") {
             values.push(Value::Null);
         }
-        return;
+        return true;
     }
     let only_any_of = node.contains_key("anyOf")
         && ![
@@ -92,9 +106,10 @@ fn make_nullable(schema: &mut Value) {
         .any(|k| node.contains_key(*k));
     if let (true, Some(Value::Array(branches))) = (only_any_of, node.get_mut("anyOf")) {
         branches.push(json!({"type": "null"}));
-        return;
+        return true;
     }
     wrap(node);
+    true
 }
 
 /// Adds `null` to a string or array `type`; `false` when there is no usable `type`.
@@ -137,7 +152,7 @@ mod tests {
     #[test]
     fn optional_properties_become_required_and_nullable() {
         check(
-            StrictRequiredNullable,
+            StrictRequiredNullable::default(),
             json_schema!({
                 "type": "object",
                 "properties": {
@@ -181,7 +196,7 @@ mod tests {
     #[test]
     fn required_is_added_after_additional_properties() {
         check(
-            StrictRequiredNullable,
+            StrictRequiredNullable::default(),
             json_schema!({"items": {"properties": {"a": {"type": "boolean"}}, "additionalProperties": false, "description": "x"}}),
             json_schema!({"items": {
                 "properties": {"a": {"type": ["boolean", "null"]}},
@@ -195,14 +210,14 @@ mod tests {
     #[test]
     fn odd_inputs() {
         let odd = json_schema!({"properties": [1], "required": "x", "anyOf": [true, false]});
-        check(StrictRequiredNullable, odd.clone(), odd);
+        check(StrictRequiredNullable::default(), odd.clone(), odd);
         check(
-            StrictRequiredNullable,
+            StrictRequiredNullable::default(),
             json_schema!(true),
             json_schema!(true),
         );
         check(
-            StrictRequiredNullable,
+            StrictRequiredNullable::default(),
             json_schema!({"properties": {"t": {"type": 5}}}),
             json_schema!({"properties": {"t": {"anyOf": [{"type": 5}, {"type": "null"}]}}, "required": ["t"]}),
         );

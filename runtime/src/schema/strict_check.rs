@@ -7,7 +7,7 @@ use schemars::Schema;
 use serde_json::{Map, Value};
 
 use super::node::{is_object_node, property_names, required_names};
-use super::walk::{Loc, for_each_subschema, show_pointer};
+use super::walk::{Loc, for_each_subschema};
 
 /// Keywords strict mode refuses (the transforms before the check describe the rest away).
 const REFUSED: &[&str] = &[
@@ -36,19 +36,21 @@ const TYPING: &[&str] = &["type", "anyOf", "enum", "const", "$ref"];
 /// OpenAI documents at most 10 levels of object nesting in strict mode.
 const MAX_DEPTH: usize = 10;
 
-/// The reasons `schema` cannot be sent with `strict: true`; empty when it can. Each reason says
-/// where, and ends with "; rendered with strict: false".
-pub(crate) fn strict_problems(schema: &Schema) -> Vec<String> {
+/// One reason a schema cannot be strict: where (a JSON Pointer), and why.
+pub(crate) type Problem = (String, String);
+
+/// The reasons `schema` cannot be sent with `strict: true`; empty when it can.
+pub(crate) fn strict_problems(schema: &Schema) -> Vec<Problem> {
     check_all(schema, true)
 }
 
 /// What keeps a schema from being made strict: its problems other than optional properties,
 /// which making every property required (and nullable) would fix.
-pub(crate) fn strict_blockers(schema: &Schema) -> Vec<String> {
+pub(crate) fn strict_blockers(schema: &Schema) -> Vec<Problem> {
     check_all(schema, false)
 }
 
-fn check_all(schema: &Schema, require_all: bool) -> Vec<String> {
+fn check_all(schema: &Schema, require_all: bool) -> Vec<Problem> {
     let mut checker = Checker {
         pointer: String::new(),
         problems: Vec::new(),
@@ -64,7 +66,7 @@ fn check_all(schema: &Schema, require_all: bool) -> Vec<String> {
 
 struct Checker {
     pointer: String,
-    problems: Vec<String>,
+    problems: Vec<Problem>,
     too_deep: bool,
     /// Whether a property missing from `required` is a problem.
     require_all: bool,
@@ -72,10 +74,7 @@ struct Checker {
 
 impl Checker {
     fn problem(&mut self, what: &str) {
-        self.problems.push(format!(
-            "{}: {what}; rendered with strict: false",
-            show_pointer(&self.pointer)
-        ));
+        self.problems.push((self.pointer.clone(), what.to_owned()));
     }
 
     fn check(&mut self, schema: &Schema, loc: Option<Loc<'_>>, depth: usize) {
@@ -174,7 +173,7 @@ mod tests {
             "required": ["a", "b", "c", "d"],
             "$defs": {"N": {"type": "object", "properties": {}, "additionalProperties": false}}
         });
-        assert_eq!(strict_problems(&schema), Vec::<String>::new());
+        assert_eq!(strict_problems(&schema), Vec::<Problem>::new());
     }
 
     #[test]
@@ -197,15 +196,15 @@ mod tests {
         assert_eq!(
             strict_problems(&schema),
             [
-                "the root: an `anyOf` cannot be the root in strict mode; rendered with strict: false",
-                "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-                "`/properties/value`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false",
-                "`/properties/untyped`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false",
-                "`/properties/loose`: an object that accepts any keys cannot be strict; rendered with strict: false",
-                "`/properties/loose`: property `x` is not required; rendered with strict: false",
-                "`/properties/ref`: a `$ref` with keywords beside it cannot be strict; rendered with strict: false",
-                "`/properties/both`: `oneOf` is not supported in strict mode; rendered with strict: false",
-                "`/properties/never`: the `false` schema (accepts nothing) cannot be strict; rendered with strict: false",
+                ("".to_owned(), "an `anyOf` cannot be the root in strict mode".to_owned()),
+                ("/properties/tags".to_owned(), "an open map (`additionalProperties` is a schema) cannot be strict".to_owned()),
+                ("/properties/value".to_owned(), "accepts any value (no `type`), which strict mode cannot express".to_owned()),
+                ("/properties/untyped".to_owned(), "accepts any value (no `type`), which strict mode cannot express".to_owned()),
+                ("/properties/loose".to_owned(), "an object that accepts any keys cannot be strict".to_owned()),
+                ("/properties/loose".to_owned(), "property `x` is not required".to_owned()),
+                ("/properties/ref".to_owned(), "a `$ref` with keywords beside it cannot be strict".to_owned()),
+                ("/properties/both".to_owned(), "`oneOf` is not supported in strict mode".to_owned()),
+                ("/properties/never".to_owned(), "the `false` schema (accepts nothing) cannot be strict".to_owned()),
             ]
         );
     }
@@ -219,6 +218,6 @@ mod tests {
         }
         let problems = strict_problems(&Schema::try_from(schema).unwrap());
         assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].contains("more than 10 levels"));
+        assert!(problems[0].1.contains("more than 10 levels"));
     }
 }

@@ -11,38 +11,52 @@ use serde_json::Value;
 
 use super::describe::prepend_text;
 use super::node::take;
-use super::walk::{Child, for_each_subschema_mut};
+use super::walk::{Child, Recording, for_each_subschema_mut};
+use crate::report::{ChangeKind, Recorder};
 
 /// Drops every non-root `title` that repeats its property name or is already in the
 /// description, and puts any other in front of the description ("<title>. <description>").
 #[derive(Debug, Clone, Default)]
-pub(crate) struct MergeTitles;
+pub(crate) struct MergeTitles {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for MergeTitles {
     fn transform(&mut self, schema: &mut Schema) {
         // The root's title is the type's, dropped by `canonicalize`; only subschemas are merged.
-        merge_below(schema);
+        self.merge_below(schema);
     }
 }
 
-fn merge_below(schema: &mut Schema) {
-    for_each_subschema_mut(schema, |loc, sub| {
-        // A definition's title usually repeats its name too (the Rust type's name).
-        let name = match (loc.keyword, loc.child) {
-            ("properties" | "$defs" | "definitions", Child::Name(name)) => Some(name),
-            _ => None,
-        };
-        merge_title(sub, name);
-        merge_below(sub);
-    });
+impl Recording for MergeTitles {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
 }
 
-fn merge_title(schema: &mut Schema, property: Option<&str>) {
-    let Some(node) = schema.as_object_mut() else {
-        return;
-    };
+impl MergeTitles {
+    fn merge_below(&mut self, schema: &mut Schema) {
+        for_each_subschema_mut(schema, |loc, sub| {
+            // A definition's title usually repeats its name too (the Rust type's name).
+            let name = match (loc.keyword, loc.child) {
+                ("properties" | "$defs" | "definitions", Child::Name(name)) => Some(name),
+                _ => None,
+            };
+            let len = self.rec.pointer.len();
+            loc.push_to(&mut self.rec.pointer);
+            if let Some(change) = merge_title(sub, name) {
+                self.rec.record(change);
+            }
+            self.merge_below(sub);
+            self.rec.pointer.truncate(len);
+        });
+    }
+}
+
+fn merge_title(schema: &mut Schema, property: Option<&str>) -> Option<ChangeKind> {
+    let node = schema.as_object_mut()?;
     let Some(Value::String(title)) = node.get("title") else {
-        return;
+        return None;
     };
     let title = title.clone();
     take(node, "title");
@@ -51,9 +65,23 @@ fn merge_title(schema: &mut Schema, property: Option<&str>) {
         .get("description")
         .and_then(Value::as_str)
         .is_some_and(|d| contains_text(d, &title));
-    if !repeats_name && !described && !title.trim().is_empty() {
+    let removed = |why: &str| ChangeKind::Removed {
+        keyword: "title".to_owned(),
+        why: why.to_owned(),
+    };
+    Some(if repeats_name {
+        removed("it repeats the property's name")
+    } else if described {
+        removed("the description already says it")
+    } else if title.trim().is_empty() {
+        removed("it is empty")
+    } else {
         prepend_text(node, &title);
-    }
+        ChangeKind::Described {
+            keywords: vec!["title".to_owned()],
+            sentence: title,
+        }
+    })
 }
 
 /// Lowercase without `_`, `-`, spaces and a final period: `Max Results` ≈ `max_results`.
@@ -81,7 +109,7 @@ mod tests {
     #[test]
     fn titles_repeating_names_are_dropped() {
         check(
-            MergeTitles,
+            MergeTitles::default(),
             json_schema!({
                 "title": "Root stays",
                 "properties": {
@@ -102,7 +130,7 @@ mod tests {
     #[test]
     fn titles_in_description_are_dropped_others_prepended() {
         check(
-            MergeTitles,
+            MergeTitles::default(),
             json_schema!({
                 "properties": {
                     "a": {"title": "The city", "description": "The city, e.g. Paris."},
@@ -125,7 +153,7 @@ mod tests {
     #[test]
     fn nested_everywhere() {
         check(
-            MergeTitles,
+            MergeTitles::default(),
             json_schema!({
                 "items": {"title": "Item", "type": "string"},
                 "anyOf": [{"title": "Branch"}, true],
@@ -141,6 +169,6 @@ mod tests {
                 "additionalProperties": {"description": "Value"}
             }),
         );
-        check(MergeTitles, json_schema!(false), json_schema!(false));
+        check(MergeTitles::default(), json_schema!(false), json_schema!(false));
     }
 }

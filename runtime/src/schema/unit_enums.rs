@@ -11,21 +11,32 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, join_texts, variants_sentence};
 use super::node::json_type;
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Collapses a `oneOf`/`anyOf` whose every branch is one constant (`{const: C}` or
 /// `{enum: [C]}`, with optional `type`, `title`, `description`) into
 /// `{"type": T, "enum": [C…]}`, listing every value with its doc in the description:
 /// "One of: `celsius`: Degrees Celsius; `fahrenheit`: Degrees Fahrenheit."
 #[derive(Debug, Clone, Default)]
-pub(crate) struct CollapseUnitEnums;
+pub(crate) struct CollapseUnitEnums {
+    pub(crate) rec: Recorder,
+}
 
 impl Transform for CollapseUnitEnums {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            collapse(node);
+            if let Some(change) = collapse(node) {
+                self.rec.record(change);
+            }
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for CollapseUnitEnums {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
     }
 }
 
@@ -36,9 +47,9 @@ struct Variant {
     ty: Option<String>,
 }
 
-fn collapse(node: &mut Map<String, Value>) {
+fn collapse(node: &mut Map<String, Value>) -> Option<ChangeKind> {
     if node.contains_key("enum") || node.contains_key("const") {
-        return;
+        return None;
     }
     for key in ["oneOf", "anyOf"] {
         let Some(Value::Array(branches)) = node.get(key) else {
@@ -56,13 +67,22 @@ fn collapse(node: &mut Map<String, Value>) {
         if let (false, Some(ty)) = (node.contains_key("type"), shared_type(&variants)) {
             node.shift_insert(index, "type".into(), ty.into());
         }
-        if variants.iter().any(|v| v.doc.is_some()) {
+        let documented = variants.iter().any(|v| v.doc.is_some());
+        if documented {
             let listed: Vec<(Value, Option<String>)> =
                 variants.into_iter().map(|v| (v.value, v.doc)).collect();
             append_sentences(node, &[variants_sentence(&listed)]);
         }
-        return;
+        return Some(ChangeKind::Rewritten {
+            from: format!("`{key}` of constants"),
+            to: if documented {
+                "`enum`, with each value's doc in the description".to_owned()
+            } else {
+                "`enum`".to_owned()
+            },
+        });
     }
+    None
 }
 
 /// The branches as unit variants, or `None` if any branch is more than a documented constant.
@@ -125,7 +145,7 @@ mod tests {
     #[test]
     fn documented_unit_enum() {
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({
                 "description": "Temperature units.",
                 "oneOf": [
@@ -144,7 +164,7 @@ mod tests {
     #[test]
     fn partly_documented_lists_every_value() {
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({
                 "anyOf": [
                     {"enum": ["a"], "title": "First"},
@@ -162,17 +182,17 @@ mod tests {
     #[test]
     fn undocumented_values_need_no_sentence_and_types_may_differ() {
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({"oneOf": [{"const": 1}, {"const": "x"}, {"const": null}]}),
             json_schema!({"enum": [1, "x", null]}),
         );
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({"oneOf": [{"const": 1}, {"const": 2.5}]}),
             json_schema!({"type": "number", "enum": [1, 2.5]}),
         );
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({"oneOf": [{"const": 1, "type": "integer"}, {"const": "x", "type": "string"}]}),
             json_schema!({"enum": [1, "x"]}),
         );
@@ -181,22 +201,22 @@ mod tests {
     #[test]
     fn not_all_constants_is_left_alone() {
         let mixed = json_schema!({"oneOf": [{"const": "a"}, {"type": "null"}]});
-        check(CollapseUnitEnums, mixed.clone(), mixed);
+        check(CollapseUnitEnums::default(), mixed.clone(), mixed);
         let extra = json_schema!({"oneOf": [{"const": "a", "minLength": 1}]});
-        check(CollapseUnitEnums, extra.clone(), extra);
+        check(CollapseUnitEnums::default(), extra.clone(), extra);
         let empty = json_schema!({"oneOf": []});
-        check(CollapseUnitEnums, empty.clone(), empty);
+        check(CollapseUnitEnums::default(), empty.clone(), empty);
         let has_enum = json_schema!({"enum": ["a"], "oneOf": [{"const": "a"}]});
-        check(CollapseUnitEnums, has_enum.clone(), has_enum);
+        check(CollapseUnitEnums::default(), has_enum.clone(), has_enum);
         let type_array = json_schema!({"oneOf": [{"const": "a", "type": ["string"]}]});
-        check(CollapseUnitEnums, type_array.clone(), type_array);
-        check(CollapseUnitEnums, json_schema!(true), json_schema!(true));
+        check(CollapseUnitEnums::default(), type_array.clone(), type_array);
+        check(CollapseUnitEnums::default(), json_schema!(true), json_schema!(true));
     }
 
     #[test]
     fn nested_and_keeps_existing_type() {
         check(
-            CollapseUnitEnums,
+            CollapseUnitEnums::default(),
             json_schema!({
                 "type": "object",
                 "properties": {"u": {"type": "string", "oneOf": [{"const": "a"}, {"const": "b"}]}},

@@ -18,7 +18,8 @@ use super::describe::{
     unevaluated_sentence,
 };
 use super::node::take;
-use super::walk::transform_subschemas_all;
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
 
 /// Keywords removed without a sentence: they address schema authors and tools, not the model.
 const SILENT: &[&str] = &[
@@ -45,6 +46,29 @@ pub(crate) struct DescribeUnsupported {
     /// When set, every keyword *not* in this list is described and removed too (for targets
     /// that refuse unknown keywords, like Gemini).
     pub allowed: Option<&'static [&'static str]>,
+    /// Describe a `pattern` that uses lookaround or backreferences even when `pattern` is not
+    /// listed (OpenAI strict mode refuses them: "regex lookaround is not supported").
+    pub plain_patterns_only: bool,
+    /// What was described and removed.
+    pub rec: Recorder,
+}
+
+impl DescribeUnsupported {
+    /// Describes `keywords`, keeping the formats in `kept_formats`, and (with `allowed`) every
+    /// keyword outside `allowed`.
+    pub(crate) fn new(
+        keywords: &'static [&'static str],
+        kept_formats: &'static [&'static str],
+        allowed: Option<&'static [&'static str]>,
+    ) -> Self {
+        DescribeUnsupported {
+            keywords,
+            kept_formats,
+            allowed,
+            plain_patterns_only: false,
+            rec: Recorder::default(),
+        }
+    }
 }
 
 impl Transform for DescribeUnsupported {
@@ -52,7 +76,30 @@ impl Transform for DescribeUnsupported {
         if let Some(node) = schema.as_object_mut() {
             self.describe(node);
         }
-        transform_subschemas_all(self, schema);
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+impl Recording for DescribeUnsupported {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+/// The sentences said for one node, each with the keywords it replaces.
+#[derive(Default)]
+struct Said(Vec<(Vec<String>, String)>);
+
+impl Said {
+    fn say(&mut self, keywords: &[&str], sentence: String) {
+        self.0
+            .push((keywords.iter().map(|k| (*k).to_owned()).collect(), sentence));
+    }
+
+    fn say_all(&mut self, keywords: &[&str], sentences: impl IntoIterator<Item = String>) {
+        for sentence in sentences {
+            self.say(keywords, sentence);
+        }
     }
 }
 
@@ -77,34 +124,48 @@ impl DescribeUnsupported {
         }
     }
 
-    fn describe(&self, node: &mut Map<String, Value>) {
+    /// Whether the node has a `pattern` the target refuses although it takes plain ones.
+    fn refused_pattern(&self, node: &Map<String, Value>) -> bool {
+        self.plain_patterns_only
+            && node
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_some_and(|p| !is_plain_pattern(p))
+    }
+
+    fn describe(&mut self, node: &mut Map<String, Value>) {
         // Every step below only touches listed keywords, and most nodes have none: one pass over
         // their few keys saves some thirty hashed lookups that would all miss.
-        if !node.keys().any(|k| self.listed(k)) {
+        if !node.keys().any(|k| self.listed(k)) && !self.refused_pattern(node) {
             return;
         }
         let format_kept = self.format_kept(node);
-        let mut out = Vec::new();
+        let mut out = Said::default();
         self.strings(node, format_kept, &mut out);
         self.numbers(node, &mut out);
         if let Some(value) = self.take(node, "const") {
-            out.push(const_sentence(&value));
+            out.say(&["const"], const_sentence(&value));
         }
         self.arrays(node, &mut out);
         self.objects(node, &mut out);
         self.logic(node, &mut out);
         if let Some(examples) = self.take(node, "examples") {
-            out.extend(examples_sentence(&examples));
+            out.say_all(&["examples"], examples_sentence(&examples));
         }
         // OpenAPI's singular `example` holds one value (which may itself be an array).
         if let Some(example) = self.take(node, "example") {
-            out.extend(examples_sentence(&Value::Array(vec![example])));
+            out.say_all(&["example"], examples_sentence(&Value::Array(vec![example])));
         }
         if let Some(Value::Bool(true)) = self.take(node, "deprecated") {
-            out.push("Deprecated.".to_owned());
+            out.say(&["deprecated"], "Deprecated.".to_owned());
         }
         for keyword in SILENT {
-            self.take(node, keyword);
+            if self.take(node, keyword).is_some() {
+                self.rec.record(ChangeKind::Removed {
+                    keyword: (*keyword).to_owned(),
+                    why: "it addresses schema authors and tools, not the model".to_owned(),
+                });
+            }
         }
         let rest: Vec<String> = node
             .keys()
@@ -113,54 +174,79 @@ impl DescribeUnsupported {
             .collect();
         for keyword in rest {
             if let Some(value) = take(node, &keyword) {
-                out.push(generic_sentence(&keyword, &value));
+                out.say(&[&keyword], generic_sentence(&keyword, &value));
             }
         }
-        append_sentences(node, &out);
+        let sentences: Vec<String> = out.0.iter().map(|(_, s)| s.clone()).collect();
+        append_sentences(node, &sentences);
+        for (keywords, sentence) in out.0 {
+            self.rec
+                .record(ChangeKind::Described { keywords, sentence });
+        }
     }
 
-    fn strings(&self, node: &mut Map<String, Value>, format_kept: bool, out: &mut Vec<String>) {
+    fn strings(&self, node: &mut Map<String, Value>, format_kept: bool, out: &mut Said) {
         if !format_kept {
             match self.take(node, "format") {
-                Some(Value::String(f)) => out.push(format_sentence(&f)),
-                Some(other) => out.push(generic_sentence("format", &other)),
+                Some(Value::String(f)) => out.say(&["format"], format_sentence(&f)),
+                Some(other) => out.say(&["format"], generic_sentence("format", &other)),
                 None => {}
             }
         }
-        if let Some(pattern) = self.take(node, "pattern") {
-            out.push(pattern_sentence(&pattern));
+        let pattern = if self.refused_pattern(node) {
+            take(node, "pattern")
+        } else {
+            self.take(node, "pattern")
+        };
+        if let Some(pattern) = pattern {
+            out.say(&["pattern"], pattern_sentence(&pattern));
         }
         let min = self.take(node, "minLength");
         let max = self.take(node, "maxLength");
-        out.extend(length_sentence(min.as_ref(), max.as_ref()));
+        out.say_all(
+            &present(&[("minLength", &min), ("maxLength", &max)]),
+            length_sentence(min.as_ref(), max.as_ref()),
+        );
     }
 
-    fn numbers(&self, node: &mut Map<String, Value>, out: &mut Vec<String>) {
+    fn numbers(&self, node: &mut Map<String, Value>, out: &mut Said) {
         let min = self.take(node, "minimum");
         let max = self.take(node, "maximum");
-        out.extend(range_sentence(min.as_ref(), max.as_ref()));
+        out.say_all(
+            &present(&[("minimum", &min), ("maximum", &max)]),
+            range_sentence(min.as_ref(), max.as_ref()),
+        );
         // Draft-04 spelled exclusive bounds as booleans next to minimum/maximum.
-        let numeric = |v: Option<Value>, keyword: &str, out: &mut Vec<String>| match v {
+        let numeric = |v: Option<Value>, keyword: &str, out: &mut Said| match v {
             Some(n @ Value::Number(_)) => Some(n),
             Some(other) => {
-                out.push(generic_sentence(keyword, &other));
+                out.say(&[keyword], generic_sentence(keyword, &other));
                 None
             }
             None => None,
         };
         let xmin = numeric(self.take(node, "exclusiveMinimum"), "exclusiveMinimum", out);
         let xmax = numeric(self.take(node, "exclusiveMaximum"), "exclusiveMaximum", out);
-        out.extend(exclusive_sentences(xmin.as_ref(), xmax.as_ref()));
+        if let Some(xmin) = &xmin {
+            out.say_all(&["exclusiveMinimum"], exclusive_sentences(Some(xmin), None));
+        }
+        if let Some(xmax) = &xmax {
+            out.say_all(&["exclusiveMaximum"], exclusive_sentences(None, Some(xmax)));
+        }
         if let Some(step) = self.take(node, "multipleOf") {
-            out.push(multiple_of_sentence(&step));
+            out.say(&["multipleOf"], multiple_of_sentence(&step));
         }
     }
 
-    fn arrays(&self, node: &mut Map<String, Value>, out: &mut Vec<String>) {
+    fn arrays(&mut self, node: &mut Map<String, Value>, out: &mut Said) {
         let mut exact_tuple = false;
         if self.listed("prefixItems") {
             if let Some((sentence, exact)) = rewrite_tuple(node) {
-                out.push(sentence);
+                self.rec.record(ChangeKind::Rewritten {
+                    from: "`prefixItems` (a tuple)".to_owned(),
+                    to: "`items` with the length in `minItems`/`maxItems`".to_owned(),
+                });
+                out.say(&["prefixItems"], sentence);
                 exact_tuple = exact;
             }
         }
@@ -168,75 +254,126 @@ impl DescribeUnsupported {
         let max = self.take(node, "maxItems");
         // An exact tuple's sentence already gives its length.
         if !exact_tuple {
-            out.extend(count_sentence(min.as_ref(), max.as_ref(), "item", "items"));
+            out.say_all(
+                &present(&[("minItems", &min), ("maxItems", &max)]),
+                count_sentence(min.as_ref(), max.as_ref(), "item", "items"),
+            );
         }
         match self.take(node, "uniqueItems") {
-            Some(Value::Bool(true)) => out.push(UNIQUE_ITEMS.to_owned()),
+            Some(Value::Bool(true)) => out.say(&["uniqueItems"], UNIQUE_ITEMS.to_owned()),
             Some(Value::Bool(false)) | None => {}
-            Some(other) => out.push(generic_sentence("uniqueItems", &other)),
+            Some(other) => out.say(&["uniqueItems"], generic_sentence("uniqueItems", &other)),
         }
         if let Some(contains) = self.take(node, "contains") {
             let min = take(node, "minContains");
             let max = take(node, "maxContains");
-            out.push(contains_sentence(&contains, min.as_ref(), max.as_ref()));
+            out.say(
+                &["contains"],
+                contains_sentence(&contains, min.as_ref(), max.as_ref()),
+            );
         }
     }
 
-    fn objects(&self, node: &mut Map<String, Value>, out: &mut Vec<String>) {
+    fn objects(&self, node: &mut Map<String, Value>, out: &mut Said) {
         let min = self.take(node, "minProperties");
         let max = self.take(node, "maxProperties");
-        out.extend(count_sentence(
-            min.as_ref(),
-            max.as_ref(),
-            "entry",
-            "entries",
-        ));
+        out.say_all(
+            &present(&[("minProperties", &min), ("maxProperties", &max)]),
+            count_sentence(min.as_ref(), max.as_ref(), "entry", "entries"),
+        );
         let has_properties = node
             .get("properties")
             .and_then(Value::as_object)
             .is_some_and(|p| !p.is_empty());
         if let Some(values) = self.take(node, "additionalProperties") {
-            out.extend(map_sentence(&values, has_properties));
+            out.say_all(
+                &["additionalProperties"],
+                map_sentence(&values, has_properties),
+            );
         }
         if let Some(patterns) = self.take(node, "patternProperties") {
-            out.extend(pattern_properties_sentences(&patterns));
+            out.say_all(
+                &["patternProperties"],
+                pattern_properties_sentences(&patterns),
+            );
         }
         if let Some(names) = self.take(node, "propertyNames") {
-            out.push(property_names_sentence(&names));
+            out.say(&["propertyNames"], property_names_sentence(&names));
         }
         for keyword in ["unevaluatedProperties", "unevaluatedItems"] {
             if let Some(value) = self.take(node, keyword) {
-                out.extend(unevaluated_sentence(keyword, &value, has_properties));
+                out.say_all(
+                    &[keyword],
+                    unevaluated_sentence(keyword, &value, has_properties),
+                );
             }
         }
         if let Some(deps) = self.take(node, "dependentRequired") {
-            out.extend(dependent_required_sentences(&deps));
+            out.say_all(&["dependentRequired"], dependent_required_sentences(&deps));
         }
         if let Some(deps) = self.take(node, "dependentSchemas") {
-            out.extend(dependent_schemas_sentences(&deps));
+            out.say_all(&["dependentSchemas"], dependent_schemas_sentences(&deps));
         }
         if let Some(deps) = self.take(node, "dependencies") {
             // Draft-07: arrays of names and schemas mixed; both read as their 2020-12 forms.
-            out.extend(dependent_required_sentences(&deps));
+            out.say_all(&["dependencies"], dependent_required_sentences(&deps));
         }
     }
 
-    fn logic(&self, node: &mut Map<String, Value>, out: &mut Vec<String>) {
+    fn logic(&self, node: &mut Map<String, Value>, out: &mut Said) {
         if let Some(not) = self.take(node, "not") {
-            out.push(not_sentence(&not));
+            out.say(&["not"], not_sentence(&not));
         }
         let condition = self.take(node, "if");
         let then = self.take(node, "then");
         let otherwise = self.take(node, "else");
-        out.extend(conditional_sentence(
-            condition.as_ref(),
-            then.as_ref(),
-            otherwise.as_ref(),
-        ));
+        out.say_all(
+            &present(&[("if", &condition), ("then", &then), ("else", &otherwise)]),
+            conditional_sentence(condition.as_ref(), then.as_ref(), otherwise.as_ref()),
+        );
         if let Some(all_of) = self.take(node, "allOf") {
-            out.push(all_of_sentence(&all_of));
+            out.say(&["allOf"], all_of_sentence(&all_of));
         }
     }
+}
+
+/// The keywords of `taken` that were present.
+fn present<'k>(taken: &[(&'k str, &Option<Value>)]) -> Vec<&'k str> {
+    taken
+        .iter()
+        .filter(|(_, value)| value.is_some())
+        .map(|(keyword, _)| *keyword)
+        .collect()
+}
+
+/// Whether a regular expression uses none of what OpenAI strict mode refuses: lookahead
+/// (`(?=`, `(?!`), lookbehind (`(?<=`, `(?<!`) and backreferences (`\1`…`\9`, `\k<name>`).
+pub(crate) fn is_plain_pattern(pattern: &str) -> bool {
+    let bytes = pattern.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => {
+                if let Some(&next) = bytes.get(i + 1) {
+                    if next.is_ascii_digit() && next != b'0' || next == b'k' {
+                        return false;
+                    }
+                }
+                i += 2;
+                continue;
+            }
+            b'(' if pattern[i..].starts_with("(?=")
+                || pattern[i..].starts_with("(?!")
+                || pattern[i..].starts_with("(?<=")
+                || pattern[i..].starts_with("(?<!") =>
+            {
+                return false;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Replaces `prefixItems` (a tuple) by `items` (the distinct item schemas) and the length as
@@ -322,11 +459,7 @@ mod tests {
     ];
 
     fn all() -> DescribeUnsupported {
-        DescribeUnsupported {
-            keywords: ALL,
-            kept_formats: &["date-time"],
-            allowed: None,
-        }
+        DescribeUnsupported::new(ALL, &["date-time"], None)
     }
 
     #[test]
@@ -369,11 +502,7 @@ mod tests {
 
     #[test]
     fn only_listed_keywords_go() {
-        let narrow = DescribeUnsupported {
-            keywords: &["minLength"],
-            kept_formats: &[],
-            allowed: None,
-        };
+        let narrow = DescribeUnsupported::new(&["minLength"], &[], None);
         check(
             narrow,
             json_schema!({"type": "string", "minLength": 2, "maxLength": 3, "format": "email"}),
@@ -403,11 +532,7 @@ mod tests {
 
     #[test]
     fn tuple_bounds_survive_when_not_listed() {
-        let only_tuples = DescribeUnsupported {
-            keywords: &["prefixItems"],
-            kept_formats: &[],
-            allowed: None,
-        };
+        let only_tuples = DescribeUnsupported::new(&["prefixItems"], &[], None);
         check(
             only_tuples,
             json_schema!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "minItems": 2, "maxItems": 2}),
@@ -462,11 +587,7 @@ mod tests {
 
     #[test]
     fn allowed_list_removes_everything_else() {
-        let gemini = DescribeUnsupported {
-            keywords: &[],
-            kept_formats: &["date-time"],
-            allowed: Some(&["type", "description", "properties", "format", "deprecated"]),
-        };
+        let gemini = DescribeUnsupported::new(&[], &["date-time"], Some(&["type", "description", "properties", "format", "deprecated"]));
         check(
             gemini,
             json_schema!({"type": "object", "properties": {

@@ -2,14 +2,17 @@
 //!
 //! `schemars::transform::transform_subschemas` skips `dependentSchemas`, `unevaluated*`,
 //! `contentSchema` and others, so a transform built on it would leave whole branches of a
-//! foreign schema untouched. Every recursive transform here uses [`transform_subschemas_all`]
-//! (or [`for_each_subschema_mut`] when it needs to know where it is) instead.
+//! foreign schema untouched. Every recursive transform here uses [`transform_subschemas_tracked`]
+//! (or [`for_each_subschema_mut`]) instead, which also keeps the pointer each transform records
+//! its changes at.
 
 use std::fmt::Write as _;
 
 use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::Value;
+
+use crate::report::Recorder;
 
 /// How a keyword holds subschemas.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,36 +201,22 @@ pub(crate) fn for_each_subschema(schema: &Schema, mut f: impl FnMut(Loc<'_>, &Sc
     }
 }
 
+/// A transform that records what it changes, with where (see [`Recorder`]).
+pub(crate) trait Recording: Transform {
+    /// The transform's recorder, whose pointer names the node being visited.
+    fn recorder(&mut self) -> &mut Recorder;
+}
+
 /// Applies `t` to every direct subschema of `schema`, at every subschema location of draft
-/// 2020-12 (and draft-07's `definitions`, `dependencies`, `additionalItems`, array `items`).
-pub(crate) fn transform_subschemas_all<T: Transform + ?Sized>(t: &mut T, schema: &mut Schema) {
-    for_each_subschema_mut(schema, |_, sub| t.transform(sub));
-}
-
-/// A transform that remembers the JSON Pointer of the node it is visiting, to say where in its
-/// notes.
-pub(crate) trait Tracked: Transform {
-    /// The JSON Pointer of the node being visited (empty at the root).
-    fn pointer_mut(&mut self) -> &mut String;
-}
-
-/// Like [`transform_subschemas_all`], keeping `t`'s pointer in step.
-pub(crate) fn transform_subschemas_tracked<T: Tracked + ?Sized>(t: &mut T, schema: &mut Schema) {
+/// 2020-12 (and draft-07's `definitions`, `dependencies`, `additionalItems`, array `items`),
+/// keeping the pointer of `t`'s recorder in step.
+pub(crate) fn transform_subschemas_tracked<T: Recording + ?Sized>(t: &mut T, schema: &mut Schema) {
     for_each_subschema_mut(schema, |loc, sub| {
-        let len = t.pointer_mut().len();
-        loc.push_to(t.pointer_mut());
+        let len = t.recorder().pointer.len();
+        loc.push_to(&mut t.recorder().pointer);
         t.transform(sub);
-        t.pointer_mut().truncate(len);
+        t.recorder().pointer.truncate(len);
     });
-}
-
-/// A JSON Pointer as notes show it: in backticks, or "the root".
-pub(crate) fn show_pointer(pointer: &str) -> String {
-    if pointer.is_empty() {
-        "the root".to_owned()
-    } else {
-        format!("`{pointer}`")
-    }
 }
 
 #[cfg(test)]
@@ -238,20 +227,20 @@ mod tests {
     /// Records the pointer of every node visited.
     #[derive(Default)]
     struct Visits {
-        pointer: String,
+        rec: Recorder,
         seen: Vec<String>,
     }
 
     impl Transform for Visits {
         fn transform(&mut self, schema: &mut Schema) {
-            self.seen.push(self.pointer.clone());
+            self.seen.push(self.rec.pointer.clone());
             transform_subschemas_tracked(self, schema);
         }
     }
 
-    impl Tracked for Visits {
-        fn pointer_mut(&mut self) -> &mut String {
-            &mut self.pointer
+    impl Recording for Visits {
+        fn recorder(&mut self) -> &mut Recorder {
+            &mut self.rec
         }
     }
 

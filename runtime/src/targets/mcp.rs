@@ -25,6 +25,16 @@ pub struct McpTool {
     /// Behaviour hints; omitted when none is given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<McpToolAnnotations>,
+    /// Icons for display (`[{src, mimeType?, sizes?, theme?}]`, spec 2025-11-25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<serde_json::Value>,
+    /// Metadata for clients, as the tool's author gave it.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+    /// Fields of a foreign tool that tooldef does not model (`execution`, say), passed on as
+    /// they came.
+    #[serde(flatten)]
+    pub other: JsonObject,
 }
 
 /// MCP `ToolAnnotations`: only the hints that were given are sent.
@@ -51,8 +61,8 @@ pub struct McpToolAnnotations {
 impl McpToolAnnotations {
     /// The annotations for `hints`; `None` when no hint is given.
     pub fn from_hints(hints: &ToolAnnotations) -> Option<McpToolAnnotations> {
-        (!hints.is_empty()).then_some(McpToolAnnotations {
-            title: None,
+        (!hints.is_empty()).then(|| McpToolAnnotations {
+            title: hints.title.as_deref().map(str::to_owned),
             read_only_hint: hints.read_only_hint,
             destructive_hint: hints.destructive_hint,
             idempotent_hint: hints.idempotent_hint,

@@ -1,78 +1,4 @@
-//! The five targets a tool definition is rendered for, and their wire types.
-
-use std::fmt;
-use std::str::FromStr;
-
-/// An LLM API (or protocol) that a tool definition is rendered for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Target {
-    /// An MCP `Tool`, as listed by `tools/list` (spec 2025-11-25).
-    Mcp,
-    /// An OpenAI Chat Completions tool: `{"type":"function","function":{…}}`.
-    ChatCompletions,
-    /// An OpenAI Responses API function tool: `{"type":"function", "name", …}`.
-    Responses,
-    /// An Anthropic Messages API tool: `{name, description, input_schema}`.
-    Anthropic,
-    /// A Gemini function declaration whose `parameters` use the OpenAPI 3.0 subset.
-    Gemini,
-}
-
-impl Target {
-    /// Every target, in a fixed order.
-    pub const ALL: [Target; 5] = [
-        Target::Mcp,
-        Target::ChatCompletions,
-        Target::Responses,
-        Target::Anthropic,
-        Target::Gemini,
-    ];
-
-    /// The short name used on command lines and in file names: `mcp`, `chat`, `responses`,
-    /// `anthropic`, `gemini`.
-    pub const fn short_name(self) -> &'static str {
-        match self {
-            Target::Mcp => "mcp",
-            Target::ChatCompletions => "chat",
-            Target::Responses => "responses",
-            Target::Anthropic => "anthropic",
-            Target::Gemini => "gemini",
-        }
-    }
-
-    /// Whether this target is one of OpenAI's (strict mode applies).
-    pub const fn is_openai(self) -> bool {
-        matches!(self, Target::ChatCompletions | Target::Responses)
-    }
-}
-
-impl fmt::Display for Target {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Target::Mcp => "MCP",
-            Target::ChatCompletions => "OpenAI Chat Completions",
-            Target::Responses => "OpenAI Responses",
-            Target::Anthropic => "Anthropic",
-            Target::Gemini => "Gemini",
-        })
-    }
-}
-
-/// The error for a target name that is not one of [`Target::ALL`]'s short names.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown target `{0}`: expected one of mcp, chat, responses, anthropic, gemini")]
-pub struct UnknownTarget(pub String);
-
-impl FromStr for Target {
-    type Err = UnknownTarget;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Target::ALL
-            .into_iter()
-            .find(|t| t.short_name() == s)
-            .ok_or_else(|| UnknownTarget(s.to_owned()))
-    }
-}
+//! Each target's wire type, and rendering a definition into it with its report.
 
 mod anthropic;
 mod chat;
@@ -88,19 +14,22 @@ pub use responses::ResponsesTool;
 
 use serde::Serialize;
 
+use crate::report::{Change, ChangeKind, Place, Report};
+use crate::schema::{self, Policy};
 use crate::tool::ToolDefinition;
-use crate::{SchemaError, schema};
+use crate::{SchemaError, Target};
 
 /// A JSON object, as the schemas inside wire types are.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 
-/// A tool rendered for one target: the wire value and what rendering had to change.
+/// A tool rendered for one target: the wire value and what rendering changed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rendering {
     /// The tool in the target's wire shape.
     pub tool: TargetTool,
-    /// What was rewritten, moved into descriptions, or why strict mode was not possible.
-    pub notes: Vec<String>,
+    /// Every change rendering made, with where: what was rewritten, moved into descriptions,
+    /// made required, renamed, and why the tool is not strict.
+    pub report: Report,
 }
 
 impl Rendering {
@@ -115,9 +44,50 @@ impl Rendering {
     pub fn into_json(self) -> serde_json::Value {
         self.tool.into_json()
     }
+
+    /// Puts arguments a model sent for this rendering back into the shape of the original
+    /// schema: a `null` for a property that strict mode made required and nullable (it was
+    /// optional and refused `null`) is removed, at any depth. Everything else is left as sent.
+    pub fn restore_arguments(&self, arguments: &mut serde_json::Value) {
+        if let Some(schema) = self.tool.input_schema() {
+            crate::restore::restore(arguments, schema, &self.report);
+        }
+    }
 }
 
 impl TargetTool {
+    /// The tool's name, as the target sees it.
+    pub fn name(&self) -> &str {
+        match self {
+            TargetTool::Mcp(tool) => &tool.name,
+            TargetTool::ChatCompletions(tool) => &tool.function.name,
+            TargetTool::Responses(tool) => &tool.name,
+            TargetTool::Anthropic(tool) => &tool.name,
+            TargetTool::Gemini(tool) => &tool.name,
+        }
+    }
+
+    /// The schema of the arguments as the target sees it (`None` for a Gemini declaration that
+    /// takes none).
+    pub fn input_schema(&self) -> Option<&JsonObject> {
+        match self {
+            TargetTool::Mcp(tool) => Some(&tool.input_schema),
+            TargetTool::ChatCompletions(tool) => Some(&tool.function.parameters),
+            TargetTool::Responses(tool) => Some(&tool.parameters),
+            TargetTool::Anthropic(tool) => Some(&tool.input_schema),
+            TargetTool::Gemini(tool) => tool.parameters.as_ref(),
+        }
+    }
+
+    /// Whether the tool is sent with `strict: true` (OpenAI); `false` for the other targets.
+    pub fn strict(&self) -> bool {
+        match self {
+            TargetTool::ChatCompletions(tool) => tool.function.strict,
+            TargetTool::Responses(tool) => tool.strict,
+            _ => false,
+        }
+    }
+
     /// The wire value as JSON, moving the schemas. Field for field what `Serialize` writes
     /// (`into_json_matches_serialize` tests it).
     pub fn into_json(self) -> serde_json::Value {
@@ -187,7 +157,7 @@ mod tests {
             }
             let definition = builder.build();
             for target in Target::ALL {
-                let rendering = render(&definition, target).unwrap();
+                let rendering = render(&definition, target, "t").unwrap();
                 let copied = rendering.to_json();
                 let moved = rendering.into_json();
                 assert_eq!(
@@ -216,21 +186,45 @@ pub enum TargetTool {
     Gemini(GeminiFunctionDeclaration),
 }
 
-/// Renders `definition` for `target`; [`ToolDefinition::render`] caches the result.
+/// Renders `definition` for `target` under `name`; [`ToolDefinition::render`] caches the
+/// result for the definition's own name.
 pub(crate) fn render(
     definition: &ToolDefinition,
     target: Target,
+    name: &str,
 ) -> Result<Rendering, SchemaError> {
-    let input = schema::render_for(definition.input_schema(), target, definition.strict())?;
-    let mut notes = input.notes;
-    let name = definition.name().to_owned();
-    let description = definition.description().map(str::to_owned);
+    let policy = Policy {
+        strict: definition.strict(),
+        recursion: definition.recursion(),
+        place: Place::Input,
+    };
+    let input = schema::render_for(definition.input_schema(), target, policy)?;
+    // The output schema is sent to MCP only: what canonicalising it changed concerns MCP alone.
+    let canonical = definition
+        .canonical_changes()
+        .iter()
+        .filter(|c| c.place != Place::Output || target == Target::Mcp)
+        .cloned()
+        .collect();
+    let mut report = Report::from_changes(canonical);
+    report.extend(input.changes);
+    if name != definition.name() {
+        report.push(tool_change(ChangeKind::Renamed {
+            from: definition.name().to_owned(),
+            to: name.to_owned(),
+        }));
+    }
+    let name = name.to_owned();
+    let description = definition
+        .description()
+        .map(|d| fitted_description(d, target, &mut report));
     let tool = match target {
         Target::Mcp => {
             let output_schema = match definition.output_schema() {
                 Some(output) => {
-                    let rendered = schema::render_output_for(output, Target::Mcp)?;
-                    notes.extend(rendered.notes);
+                    let rendered =
+                        schema::render_output_for(output, Target::Mcp, definition.recursion())?;
+                    report.extend(rendered.changes);
                     Some(rendered.schema)
                 }
                 None => None,
@@ -242,6 +236,9 @@ pub(crate) fn render(
                 input_schema: input.schema,
                 output_schema,
                 annotations: McpToolAnnotations::from_hints(definition.annotations()),
+                icons: definition.icons().cloned(),
+                meta: definition.meta().cloned(),
+                other: definition.other_mcp_fields().clone(),
             })
         }
         Target::ChatCompletions => TargetTool::ChatCompletions(ChatTool::function(ChatFunction {
@@ -261,11 +258,94 @@ pub(crate) fn render(
             description,
             input_schema: input.schema,
         }),
-        Target::Gemini => TargetTool::Gemini(GeminiFunctionDeclaration::new(
-            name,
-            description.unwrap_or_default(),
-            input.schema,
-        )),
+        Target::Gemini => {
+            let declaration =
+                GeminiFunctionDeclaration::new(name, description.unwrap_or_default(), input.schema);
+            if declaration.parameters.is_none() {
+                report.push(tool_change(ChangeKind::Removed {
+                    keyword: "parameters".to_owned(),
+                    why: "the tool takes no arguments, and Gemini wants an empty object left out"
+                        .to_owned(),
+                }));
+            }
+            TargetTool::Gemini(declaration)
+        }
     };
-    Ok(Rendering { tool, notes })
+    Ok(Rendering { tool, report })
+}
+
+fn tool_change(kind: ChangeKind) -> Change {
+    Change {
+        place: Place::Tool,
+        pointer: String::new(),
+        kind,
+    }
+}
+
+/// The description, shortened to the target's limit (reported) when it is longer.
+fn fitted_description(description: &str, target: Target, report: &mut Report) -> String {
+    let Some(limit) = target.max_description_chars() else {
+        return description.to_owned();
+    };
+    let from_chars = description.chars().count();
+    if from_chars <= limit {
+        return description.to_owned();
+    }
+    let shortened = shorten(description, limit);
+    report.push(tool_change(ChangeKind::DescriptionShortened {
+        from_chars,
+        to_chars: shortened.chars().count(),
+        limit,
+    }));
+    shortened
+}
+
+/// `text` cut to at most `limit` characters: after the last paragraph that fits, or, when that
+/// would keep less than half the limit, after the last sentence that fits, or else after the
+/// last word, with "…".
+pub(crate) fn shorten(text: &str, limit: usize) -> String {
+    // The byte offset just past the `limit`-th character.
+    let end = text
+        .char_indices()
+        .nth(limit)
+        .map_or(text.len(), |(at, _)| at);
+    let head = &text[..end];
+    let enough = |at: usize| head[..at].chars().count() >= limit / 2;
+    if let Some(at) = head.rfind("\n\n").filter(|&at| enough(at)) {
+        return head[..at].trim_end().to_owned();
+    }
+    let sentence_end = head
+        .match_indices(['.', '!', '?'])
+        .map(|(at, mark)| at + mark.len())
+        .filter(|&at| head[at..].chars().next().is_none_or(char::is_whitespace))
+        .next_back();
+    if let Some(at) = sentence_end.filter(|&at| enough(at)) {
+        return head[..at].to_owned();
+    }
+    // One character is kept free for the ellipsis.
+    let room_end = head
+        .char_indices()
+        .nth(limit - 1)
+        .map_or(head.len(), |(at, _)| at);
+    let room = &head[..room_end];
+    let cut = room.rfind(char::is_whitespace).unwrap_or(room.len());
+    format!("{}…", room[..cut].trim_end())
+}
+
+#[cfg(test)]
+mod shorten_tests {
+    use super::shorten;
+
+    #[test]
+    fn cuts_at_paragraphs_then_sentences_then_words() {
+        let para = format!("{}\n\n{}", "a".repeat(60), "b".repeat(60));
+        assert_eq!(shorten(&para, 100), "a".repeat(60));
+        let sentences = format!("{} {} {}", "One.".repeat(1), "x".repeat(50) + ".", "y".repeat(80));
+        assert_eq!(shorten(&sentences, 80), format!("One. {}.", "x".repeat(50)));
+        let words = "word ".repeat(40);
+        let cut = shorten(&words, 50);
+        assert!(cut.ends_with("word…") && cut.chars().count() <= 50, "{cut}");
+        let unbroken = "é".repeat(200);
+        assert_eq!(shorten(&unbroken, 10).chars().count(), 10);
+    }
 }

@@ -1,0 +1,141 @@
+//! Tool names a target accepts, and the way back: `fs.read_file` is `fs_read_file` to OpenAI,
+//! and a call to `fs_read_file` goes to `fs.read_file`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use crate::Target;
+use crate::target::MAX_NAME;
+
+/// Target names and the original names they stand for, in both directions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NameMap {
+    to_original: HashMap<String, String>,
+    to_target: HashMap<String, String>,
+}
+
+impl NameMap {
+    /// The original name behind a name the model called.
+    pub fn original(&self, target_name: &str) -> Option<&str> {
+        self.to_original.get(target_name).map(String::as_str)
+    }
+
+    /// The name a tool was given for the target.
+    pub fn target_name(&self, original: &str) -> Option<&str> {
+        self.to_target.get(original).map(String::as_str)
+    }
+
+    /// Every pair, as a JSON object from target name to original name.
+    pub fn to_json(&self) -> Value {
+        let mut pairs: Vec<(&String, &String)> = self.to_original.iter().collect();
+        pairs.sort();
+        Value::Object(
+            pairs
+                .into_iter()
+                .map(|(t, o)| (t.clone(), Value::String(o.clone())))
+                .collect::<Map<String, Value>>(),
+        )
+    }
+
+    /// A name `target` accepts for `original`, distinct from every name given so far; it is
+    /// given to `original` from now on.
+    pub fn assign(&mut self, original: &str, target: Target) -> String {
+        let name = self.candidate(original, target);
+        self.insert(original, &name);
+        name
+    }
+
+    /// The name [`assign`](Self::assign) would give `original`, without giving it.
+    pub(crate) fn candidate(&self, original: &str, target: Target) -> String {
+        if let Some(given) = self.to_target.get(original) {
+            return given.clone();
+        }
+        let base = sanitize(original, target);
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while self.to_original.contains_key(&candidate) {
+            let suffix = format!("_{n}");
+            candidate = format!("{}{suffix}", truncate(&base, MAX_NAME - suffix.len()));
+            n += 1;
+        }
+        candidate
+    }
+
+    /// Records that `original` is `name` to the target.
+    pub(crate) fn insert(&mut self, original: &str, name: &str) {
+        self.to_original.insert(name.to_owned(), original.to_owned());
+        self.to_target.insert(original.to_owned(), name.to_owned());
+    }
+}
+
+/// `fs.read_file` → `fs_read_file`; a name that starts with a digit gets `_` in front (Gemini);
+/// an over-long name is cut and given a short hash of the original, so that two long names that
+/// share a beginning stay apart. A name the target accepts is kept as it is.
+pub fn sanitize(original: &str, target: Target) -> String {
+    if target.accepts_name(original) {
+        return original.to_owned();
+    }
+    let mut name: String = original
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        name.insert(0, '_');
+    }
+    if name.len() > MAX_NAME {
+        let hash = format!("{:08x}", fnv1a(original.as_bytes()) as u32);
+        name = format!("{}_{hash}", truncate(&name, MAX_NAME - 9));
+    }
+    name
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    // ASCII only by now, so any byte index is a character boundary.
+    &s[..s.len().min(max)]
+}
+
+/// FNV-1a: a small, stable hash (the same name gets the same suffix in every run and version).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf29ce484222325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_sanitised_distinct_and_reversible() {
+        let mut names = NameMap::default();
+        assert_eq!(
+            names.assign("fs.read_file", Target::Responses),
+            "fs_read_file"
+        );
+        assert_eq!(
+            names.assign("fs/read_file", Target::Responses),
+            "fs_read_file_2"
+        );
+        assert_eq!(names.assign("2fa", Target::Gemini), "_2fa");
+        let long = "a".repeat(100);
+        let cut = names.assign(&long, Target::Anthropic);
+        assert_eq!(cut.len(), 64);
+        assert_eq!(names.original(&cut), Some(long.as_str()));
+        assert_eq!(names.original("fs_read_file_2"), Some("fs/read_file"));
+        assert_eq!(
+            names.assign("fs.read_file", Target::Mcp),
+            "fs_read_file",
+            "already assigned"
+        );
+        let mut mcp = NameMap::default();
+        assert_eq!(mcp.assign("fs.read_file", Target::Mcp), "fs.read_file");
+        assert_eq!(mcp.assign("2fa", Target::ChatCompletions), "2fa");
+    }
+}

@@ -1,0 +1,185 @@
+//! `RepairShapes`: schemas valid in JSON Schema that providers refuse, given a form they take.
+//!
+//! MCP servers send them every day, and each one makes OpenAI or Gemini refuse the whole request:
+//! an `array` without `items` (OpenAI: "array schema missing items"; Gemini: "items: missing
+//! field"), `properties` or `required` on a node that is not an object (Gemini), and a
+//! `required` naming a property that is not declared (Gemini; and a closed object could never
+//! satisfy it). Each repair keeps what the schema accepts as far as the target can say it, and
+//! is recorded.
+
+use schemars::Schema;
+use schemars::transform::Transform;
+use serde_json::{Map, Value};
+
+use super::node::{has_type, take, type_names};
+use super::walk::{Recording, transform_subschemas_tracked};
+use crate::report::{ChangeKind, Recorder};
+
+/// Gives every array `items` (`{}`: any item, which is what a missing `items` means), drops
+/// `properties`/`required`/`additionalProperties` from nodes whose `type` rules out objects,
+/// and drops from `required` the names its object does not declare when the object says no
+/// other keys may appear.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RepairShapes {
+    pub(crate) rec: Recorder,
+}
+
+impl Recording for RepairShapes {
+    fn recorder(&mut self) -> &mut Recorder {
+        &mut self.rec
+    }
+}
+
+impl Transform for RepairShapes {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            repair(node, &mut self.rec);
+        }
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+/// Keywords that only say something about objects.
+const OBJECT_KEYWORDS: &[&str] = &["properties", "required", "additionalProperties"];
+
+fn repair(node: &mut Map<String, Value>, rec: &mut Recorder) {
+    let types: Vec<String> = type_names(node).into_iter().map(str::to_owned).collect();
+    if has_type(node, "array") && !node.contains_key("items") && !node.contains_key("prefixItems")
+    {
+        node.insert("items".to_owned(), Value::Object(Map::new()));
+        rec.record(ChangeKind::Added {
+            keyword: "items".to_owned(),
+            why: "`{}` (any item): an array without `items` accepts items of any type, which \
+                  the target wants said"
+                .to_owned(),
+        });
+    }
+    if !types.is_empty() && !types.iter().any(|t| t == "object") {
+        let shown = types.join(" or ");
+        for keyword in OBJECT_KEYWORDS {
+            if take(node, keyword).is_some() {
+                rec.record(ChangeKind::Removed {
+                    keyword: (*keyword).to_owned(),
+                    why: format!(
+                        "it only applies to objects, and this node is a {shown}: it never \
+                         constrained anything"
+                    ),
+                });
+            }
+        }
+        return;
+    }
+    undeclared_required(node, rec);
+}
+
+/// Drops the names `required` lists that `properties` does not declare, where no other keys
+/// may appear (`additionalProperties` absent or `false` and no `patternProperties`): no
+/// argument could satisfy them, and Gemini refuses them.
+fn undeclared_required(node: &mut Map<String, Value>, rec: &mut Recorder) {
+    let Some(Value::Object(properties)) = node.get("properties") else {
+        return;
+    };
+    let Some(Value::Array(required)) = node.get("required") else {
+        return;
+    };
+    let others_allowed = node.contains_key("patternProperties")
+        || !matches!(
+            node.get("additionalProperties"),
+            None | Some(Value::Bool(false))
+        );
+    if others_allowed {
+        return;
+    }
+    let undeclared: Vec<String> = required
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|name| !properties.contains_key(*name))
+        .map(str::to_owned)
+        .collect();
+    if undeclared.is_empty() {
+        return;
+    }
+    if let Some(Value::Array(required)) = node.get_mut("required") {
+        required.retain(|name| name.as_str().is_none_or(|n| !undeclared.iter().any(|u| u == n)));
+    }
+    for name in undeclared {
+        rec.record(ChangeKind::Removed {
+            keyword: format!("required/{name}"),
+            why: format!("`{name}` is not a declared property, so no call could give it"),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::test_util::check;
+    use schemars::json_schema;
+
+    #[test]
+    fn arrays_get_items() {
+        let t = check(
+            RepairShapes::default(),
+            json_schema!({"type": "object", "properties": {
+                "a": {"type": "array"},
+                "b": {"type": ["array", "null"], "description": "Maybe."},
+                "c": {"type": "array", "items": {"type": "string"}},
+                "d": {"type": "array", "prefixItems": [{"type": "string"}]},
+                "e": {"type": "array", "items": {"type": "array"}}
+            }}),
+            json_schema!({"type": "object", "properties": {
+                "a": {"type": "array", "items": {}},
+                "b": {"type": ["array", "null"], "description": "Maybe.", "items": {}},
+                "c": {"type": "array", "items": {"type": "string"}},
+                "d": {"type": "array", "prefixItems": [{"type": "string"}]},
+                "e": {"type": "array", "items": {"type": "array", "items": {}}}
+            }}),
+        );
+        let at: Vec<&str> = t.rec.changes().iter().map(|c| c.pointer.as_str()).collect();
+        assert_eq!(
+            at,
+            ["/properties/a", "/properties/b", "/properties/e/items"]
+        );
+    }
+
+    #[test]
+    fn object_keywords_leave_non_objects() {
+        let t = check(
+            RepairShapes::default(),
+            json_schema!({"type": "object", "properties": {
+                "s": {"type": "string", "properties": {"x": {}}, "required": ["x"]},
+                "o": {"type": ["object", "null"], "properties": {"x": {}}},
+                "u": {"properties": {"x": {}}}
+            }}),
+            json_schema!({"type": "object", "properties": {
+                "s": {"type": "string"},
+                "o": {"type": ["object", "null"], "properties": {"x": {}}},
+                "u": {"properties": {"x": {}}}
+            }}),
+        );
+        assert_eq!(t.rec.changes().len(), 2);
+        assert!(t.rec.changes()[0].to_string().contains("this node is a string"));
+    }
+
+    #[test]
+    fn undeclared_required_names_go_where_no_other_key_may_appear() {
+        let t = check(
+            RepairShapes::default(),
+            json_schema!({"type": "object", "properties": {
+                "closed": {"type": "object", "properties": {"a": {}}, "required": ["a", "ghost"], "additionalProperties": false},
+                "implicit": {"type": "object", "properties": {"a": {}}, "required": ["ghost"]},
+                "open": {"type": "object", "properties": {"a": {}}, "required": ["b"], "additionalProperties": true},
+                "patterns": {"type": "object", "properties": {}, "required": ["x-a"], "patternProperties": {"^x-": {}}}
+            }}),
+            json_schema!({"type": "object", "properties": {
+                "closed": {"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": false},
+                "implicit": {"type": "object", "properties": {"a": {}}, "required": []},
+                "open": {"type": "object", "properties": {"a": {}}, "required": ["b"], "additionalProperties": true},
+                "patterns": {"type": "object", "properties": {}, "required": ["x-a"], "patternProperties": {"^x-": {}}}
+            }}),
+        );
+        assert_eq!(t.rec.changes().len(), 2);
+        assert_eq!(t.rec.changes()[0].pointer, "/properties/closed");
+        check(RepairShapes::default(), json_schema!(true), json_schema!(true));
+    }
+}

@@ -1,0 +1,116 @@
+//! The five targets a tool definition is rendered for, and what each accepts that is not a
+//! schema keyword: names, descriptions, how many tools a request may carry.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// An LLM API (or protocol) that a tool definition is rendered for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Target {
+    /// An MCP `Tool`, as listed by `tools/list` (spec 2025-11-25).
+    Mcp,
+    /// An OpenAI Chat Completions tool: `{"type":"function","function":{…}}`.
+    ChatCompletions,
+    /// An OpenAI Responses API function tool: `{"type":"function", "name", …}`.
+    Responses,
+    /// An Anthropic Messages API tool: `{name, description, input_schema}`.
+    Anthropic,
+    /// A Gemini function declaration whose `parameters` use the OpenAPI 3.0 subset.
+    Gemini,
+}
+
+impl Target {
+    /// Every target, in a fixed order.
+    pub const ALL: [Target; 5] = [
+        Target::Mcp,
+        Target::ChatCompletions,
+        Target::Responses,
+        Target::Anthropic,
+        Target::Gemini,
+    ];
+
+    /// The short name used on command lines and in file names: `mcp`, `chat`, `responses`,
+    /// `anthropic`, `gemini`.
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            Target::Mcp => "mcp",
+            Target::ChatCompletions => "chat",
+            Target::Responses => "responses",
+            Target::Anthropic => "anthropic",
+            Target::Gemini => "gemini",
+        }
+    }
+
+    /// Whether this target is one of OpenAI's (strict mode applies).
+    pub const fn is_openai(self) -> bool {
+        matches!(self, Target::ChatCompletions | Target::Responses)
+    }
+
+    /// The most tools one request may carry: OpenAI refuses more than 128
+    /// (`array_above_max_length`), Gemini more than 512 function declarations.
+    pub const fn max_tools(self) -> Option<usize> {
+        match self {
+            Target::ChatCompletions | Target::Responses => Some(128),
+            Target::Gemini => Some(512),
+            Target::Mcp | Target::Anthropic => None,
+        }
+    }
+
+    /// The longest tool description the target takes, in characters: OpenAI refuses more than
+    /// 1,024 (`string_above_max_length`).
+    pub const fn max_description_chars(self) -> Option<usize> {
+        match self {
+            Target::ChatCompletions | Target::Responses => Some(1024),
+            Target::Mcp | Target::Anthropic | Target::Gemini => None,
+        }
+    }
+
+    /// Whether the target accepts `name` as a tool name: MCP 1–128 characters of
+    /// `[A-Za-z0-9_.-/]` (the specification's SHOULD, widened by `/`, which its conformance
+    /// suite allows); OpenAI and Anthropic `^[a-zA-Z0-9_-]{1,64}$`; Gemini the same, starting
+    /// with a letter or `_` (it takes more, but 64 is what its errors state).
+    pub fn accepts_name(self, name: &str) -> bool {
+        let (max, extra): (usize, &[char]) = match self {
+            Target::Mcp => (128, &['_', '-', '.', '/']),
+            _ => (MAX_NAME, &['_', '-']),
+        };
+        (1..=max).contains(&name.len())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+            && (self != Target::Gemini
+                || name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+    }
+}
+
+/// The longest tool name every LLM API takes (OpenAI and Anthropic: 64; Gemini's errors say 64).
+pub(crate) const MAX_NAME: usize = 64;
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Target::Mcp => "MCP",
+            Target::ChatCompletions => "OpenAI Chat Completions",
+            Target::Responses => "OpenAI Responses",
+            Target::Anthropic => "Anthropic",
+            Target::Gemini => "Gemini",
+        })
+    }
+}
+
+/// The error for a target name that is not one of [`Target::ALL`]'s short names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown target `{0}`: expected one of mcp, chat, responses, anthropic, gemini")]
+pub struct UnknownTarget(pub String);
+
+impl FromStr for Target {
+    type Err = UnknownTarget;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Target::ALL
+            .into_iter()
+            .find(|t| t.short_name() == s)
+            .ok_or_else(|| UnknownTarget(s.to_owned()))
+    }
+}
+
