@@ -258,6 +258,9 @@ pub(crate) struct Recorder {
     /// The JSON Pointer of the node being visited.
     pub(crate) pointer: String,
     changes: Vec<Change>,
+    /// Nodes the transform moved, `(from, to)`: changes recorded earlier about what is now
+    /// elsewhere follow it, so every pointer names a node of the final schema.
+    moves: Vec<(String, String)>,
 }
 
 impl Recorder {
@@ -279,6 +282,18 @@ impl Recorder {
         });
     }
 
+    /// Records that the node at `from` (and everything under it) is now at `to`, and moves what
+    /// was recorded about it.
+    pub(crate) fn moved(&mut self, from: String, to: String) {
+        rebase(&mut self.changes, &from, &to);
+        self.moves.push((from, to));
+    }
+
+    /// The moves recorded so far; the list is left empty.
+    pub(crate) fn take_moves(&mut self) -> Vec<(String, String)> {
+        std::mem::take(&mut self.moves)
+    }
+
     /// The changes recorded so far, for `place`; the recorder is left empty.
     pub(crate) fn take(&mut self, place: Place) -> Vec<Change> {
         let mut changes = std::mem::take(&mut self.changes);
@@ -292,5 +307,16 @@ impl Recorder {
     #[cfg(test)]
     pub(crate) fn changes(&self) -> &[Change] {
         &self.changes
+    }
+}
+
+/// Moves the pointers of `changes` that name `from` or a node under it to `to`.
+pub(crate) fn rebase(changes: &mut [Change], from: &str, to: &str) {
+    for change in changes {
+        let rest = match change.pointer.strip_prefix(from) {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+            _ => continue,
+        };
+        change.pointer = format!("{to}{rest}");
     }
 }

@@ -47,6 +47,10 @@ impl SimplifyAllOf {
             match merged(node, &branches) {
                 Ok(merged) => {
                     *node = merged;
+                    let here = self.rec.pointer.clone();
+                    for i in 0..branches.len() {
+                        self.rec.moved(format!("{here}/allOf/{i}"), here.clone());
+                    }
                     self.rec.record(ChangeKind::Rewritten {
                         from: "`allOf`".to_owned(),
                         to: "one schema (its branches merged)".to_owned(),

@@ -36,7 +36,11 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
             root.get("additionalProperties"),
             None | Some(Value::Bool(false))
         );
-        if is_object && closed && !root.contains_key("properties") {
+        // A root that composes its properties (`anyOf` of objects, say) declares them there.
+        let composed = ["anyOf", "oneOf", "allOf", "$ref"]
+            .iter()
+            .any(|k| root.contains_key(*k));
+        if is_object && closed && !composed && !root.contains_key("properties") {
             let at = root.keys().position(|k| k == "type").map_or(0, |i| i + 1);
             root.shift_insert(at, "properties".to_owned(), Value::Object(Map::new()));
             rec.record(ChangeKind::Added {

@@ -102,8 +102,13 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
         .cloned()
         .collect();
     rewritten(rec, "an `anyOf` with a `null` branch", "`nullable: true`");
+    let only_at = branches.iter().position(|b| !is_null_branch(b));
     match <[Value; 1]>::try_from(others) {
         Ok([only]) => {
+            if let Some(at) = only_at {
+                let here = rec.pointer.clone();
+                rec.moved(format!("{here}/anyOf/{at}"), here);
+            }
             take(node, "anyOf");
             let siblings = std::mem::take(node);
             *node = match merge_ref_siblings(only.clone(), siblings.clone()) {

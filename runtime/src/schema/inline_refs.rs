@@ -40,6 +40,9 @@ pub(crate) struct InlineRefs {
     error: Option<SchemaError>,
     /// The references inlined, and the definitions removed.
     pub rec: Recorder,
+    /// Where recursion is allowed, keep every reference to a definition that contains itself
+    /// (rather than writing out its first use): what makes rendering idempotent.
+    keep_recursive: bool,
 }
 
 impl InlineRefs {
@@ -50,6 +53,7 @@ impl InlineRefs {
             target,
             error: None,
             rec: Recorder::default(),
+            keep_recursive: allow_recursion,
         }
     }
 
@@ -66,8 +70,15 @@ impl Transform for InlineRefs {
             return;
         }
         let original = schema.as_value().clone();
+        let recursive = if self.keep_recursive {
+            recursive_definitions(&original)
+        } else {
+            Vec::new()
+        };
         let mut inliner = Inliner {
             root: &original,
+            recursive: &recursive,
+            keep_apart: self.target.is_openai(),
             allow_recursion: self.allow_recursion,
             locations: vec![Vec::new()],
             kept: Vec::new(),
@@ -122,6 +133,13 @@ enum InlineError {
 struct Inliner<'a> {
     /// The document as it was before inlining: references resolve against it.
     root: &'a Value,
+    /// The definitions that contain themselves: where recursion is allowed, references to them
+    /// stay references everywhere, so that rendering a rendering again changes nothing (were
+    /// the first use inlined, each pass would write out one more level).
+    recursive: &'a [Vec<String>],
+    /// Move the keywords beside a reference that stays out of its node, next to an `anyOf` of
+    /// the reference alone (OpenAI refuses any keyword beside a `$ref`).
+    keep_apart: bool,
     allow_recursion: bool,
     /// The location (in `root`) of the node being visited, for each reference being inlined:
     /// `[document position, position inside the first target, …]`. A reference whose target is
@@ -201,7 +219,8 @@ impl Inliner<'_> {
             self.error = Some(InlineError::Unresolved(reference.to_owned()));
             return;
         };
-        let recursive = self.locations.iter().any(|l| l.starts_with(&path));
+        let recursive = self.locations.iter().any(|l| l.starts_with(&path))
+            || (!at_root && self.recursive.iter().any(|d| path.starts_with(d)));
         if recursive || self.budget == 0 {
             if !self.allow_recursion {
                 self.error = Some(InlineError::Recursive(reference.to_owned()));
@@ -212,6 +231,9 @@ impl Inliner<'_> {
             }
             // The reference stays; keywords beside it may still hold references.
             self.inline_children(schema, at_root);
+            if self.keep_apart && !at_root {
+                keep_reference_apart(schema, &mut self.rec);
+            }
             return;
         }
         self.budget -= 1;
@@ -294,6 +316,88 @@ impl Inliner<'_> {
             }
         }
         needed
+    }
+}
+
+/// `{"$ref": r, <keywords>}` → `{<keywords>, "anyOf": [{"$ref": r}]}`: the same meaning, with
+/// the reference alone in its node.
+fn keep_reference_apart(schema: &mut Schema, rec: &mut Recorder) {
+    let Some(node) = schema.as_object_mut() else {
+        return;
+    };
+    if node.len() < 2 || node.contains_key("anyOf") {
+        return;
+    }
+    let Some(reference) = take(node, "$ref") else {
+        return;
+    };
+    node.insert(
+        "anyOf".to_owned(),
+        Value::Array(vec![serde_json::json!({ "$ref": reference })]),
+    );
+    rec.record(ChangeKind::Rewritten {
+        from: "keywords beside a `$ref`".to_owned(),
+        to: "the same keywords beside an `anyOf` of the `$ref` alone".to_owned(),
+    });
+}
+
+/// The definitions (`["$defs", name]`) whose schema refers, directly or through others, back to
+/// themselves.
+fn recursive_definitions(root: &Value) -> Vec<Vec<String>> {
+    let mut defs: Vec<(Vec<String>, Vec<Vec<String>>)> = Vec::new();
+    for keyword in DEF_KEYWORDS {
+        if let Some(Value::Object(entries)) = root.get(keyword) {
+            for (name, body) in entries {
+                let mut refs = Vec::new();
+                references_in(body, &mut refs, 0);
+                defs.push((vec![keyword.to_owned(), name.clone()], refs));
+            }
+        }
+    }
+    let def_of = |path: &Vec<String>| defs.iter().position(|(d, _)| path.starts_with(d));
+    let edges: Vec<Vec<usize>> = defs
+        .iter()
+        .map(|(_, refs)| refs.iter().filter_map(def_of).collect())
+        .collect();
+    (0..defs.len())
+        .filter(|&start| {
+            let mut seen = vec![false; defs.len()];
+            let mut pending = edges[start].clone();
+            while let Some(next) = pending.pop() {
+                if next == start {
+                    return true;
+                }
+                if !std::mem::replace(&mut seen[next], true) {
+                    pending.extend(&edges[next]);
+                }
+            }
+            false
+        })
+        .map(|i| defs[i].0.clone())
+        .collect()
+}
+
+/// The local references anywhere in `value` (depth-bounded: a schema deeper than this is not
+/// one a tool has).
+fn references_in(value: &Value, out: &mut Vec<Vec<String>>, depth: usize) {
+    if depth > 256 {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            if let Some(path) = map.get("$ref").and_then(Value::as_str).and_then(parse_ref) {
+                out.push(path);
+            }
+            for child in map.values() {
+                references_in(child, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                references_in(child, out, depth + 1);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -387,7 +491,9 @@ pub(crate) fn inline_cutting_recursion(
     schema: &mut Schema,
     rec: &mut Recorder,
 ) -> Result<(), SchemaError> {
+    // Every use written out as far as it goes: the recursion is cut where it recurs.
     let mut inline = InlineRefs::new(Target::Gemini, true);
+    inline.keep_recursive = false;
     inline.transform(schema);
     let mut inline_changes = inline.rec.take(crate::report::Place::Input);
     inline.finish()?;
@@ -407,6 +513,12 @@ pub(crate) fn inline_cutting_recursion(
         }
     }
     inline_changes.extend(cut.rec.take(crate::report::Place::Input));
+    // The definitions are gone: what was done inside them is said where they were used.
+    inline_changes.retain(|change| {
+        !DEF_KEYWORDS
+            .iter()
+            .any(|keyword| change.pointer.starts_with(&format!("/{keyword}/")))
+    });
     for change in inline_changes {
         rec.record_at(change.pointer, change.kind);
     }
@@ -571,10 +683,7 @@ mod tests {
             &json_schema!({
                 "type": "object",
                 "properties": {
-                    "tree": {"type": "object", "properties": {
-                        "leaf": {"type": "string"},
-                        "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
-                    }},
+                    "tree": {"$ref": "#/$defs/Node"},
                     "me": {"$ref": "#"}
                 },
                 "$defs": {
@@ -610,9 +719,10 @@ mod tests {
         assert_same(
             &out,
             &json_schema!({
-                "properties": {"a": {"properties": {"b": {"properties": {"a": {"$ref": "#/$defs/A"}}}}}},
+                "properties": {"a": {"$ref": "#/$defs/A"}},
                 "$defs": {
-                    "A": {"properties": {"b": {"properties": {"a": {"$ref": "#/$defs/A"}}}}}
+                    "A": {"properties": {"b": {"$ref": "#/$defs/B"}}},
+                    "B": {"properties": {"a": {"$ref": "#/$defs/A"}}}
                 }
             }),
         );

@@ -145,11 +145,14 @@ fn merge_keyword(node: &mut Map<String, Value>, key: &str, value: &Value) -> Res
         }
         ("properties", Value::Object(own), Value::Object(theirs)) => {
             for (name, schema) in theirs {
-                match own.get(name) {
+                match own.get_mut(name) {
                     None => {
                         own.insert(name.clone(), schema.clone());
                     }
                     Some(same) if same == schema => {}
+                    // Both describe the property: it must match both, as one schema if it can.
+                    Some(Value::Object(property)) => merge_conjunction(property, schema)
+                        .map_err(|Conflict(at)| Conflict(format!("properties/{name}/{at}")))?,
                     Some(_) => return Err(Conflict(format!("properties/{name}"))),
                 }
             }
@@ -343,7 +346,7 @@ mod tests {
                 &mut objects,
                 &json!({"properties": {"a": {"type": "integer"}}})
             ),
-            Err(Conflict("properties/a".into()))
+            Err(Conflict("properties/a/type".into()))
         );
     }
 }

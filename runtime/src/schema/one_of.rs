@@ -28,6 +28,9 @@ impl Transform for OneOfToAnyOf {
                         from: "`oneOf`".to_owned(),
                         to: "`anyOf`".to_owned(),
                     });
+                    let here = self.rec.pointer.clone();
+                    self.rec
+                        .moved(format!("{here}/oneOf"), format!("{here}/anyOf"));
                 } else {
                     self.rec.record(ChangeKind::Kept {
                         keyword: "oneOf".to_owned(),

@@ -28,7 +28,7 @@ use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
 use super::walk::{Recording, for_each_subschema};
-use crate::report::{Change, ChangeKind, Place, Recorder};
+use crate::report::{Change, ChangeKind, Place, Recorder, rebase};
 use crate::{RecursionPolicy, SchemaError, Target};
 
 /// The result of rendering.
@@ -250,7 +250,11 @@ impl Run {
 
     fn apply(&mut self, mut transform: impl Recording) -> &mut Self {
         transform.transform(&mut self.schema);
-        self.changes.extend(transform.recorder().take(self.place));
+        let recorder = transform.recorder();
+        for (from, to) in recorder.take_moves() {
+            rebase(&mut self.changes, &from, &to);
+        }
+        self.changes.extend(recorder.take(self.place));
         self
     }
 

@@ -72,40 +72,57 @@ fn repair(node: &mut Map<String, Value>, rec: &mut Recorder) {
     undeclared_required(node, rec);
 }
 
-/// Drops the names `required` lists that `properties` does not declare, where no other keys
-/// may appear (`additionalProperties` absent or `false` and no `patternProperties`): no
-/// argument could satisfy them, and Gemini refuses them.
+/// The names `required` lists that `properties` does not declare: where other keys may appear
+/// (no `additionalProperties: false`), each is a parameter of any value and is declared so
+/// (`{}`), which Gemini needs; where no other key may appear, no argument could satisfy them,
+/// and they are dropped.
 fn undeclared_required(node: &mut Map<String, Value>, rec: &mut Recorder) {
-    let Some(Value::Object(properties)) = node.get("properties") else {
-        return;
-    };
     let Some(Value::Array(required)) = node.get("required") else {
         return;
     };
-    let others_allowed = node.contains_key("patternProperties")
-        || !matches!(
-            node.get("additionalProperties"),
-            None | Some(Value::Bool(false))
-        );
-    if others_allowed {
-        return;
-    }
+    let declared = |name: &str| {
+        node.get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key(name))
+    };
     let undeclared: Vec<String> = required
         .iter()
         .filter_map(Value::as_str)
-        .filter(|name| !properties.contains_key(*name))
+        .filter(|name| !declared(name))
         .map(str::to_owned)
         .collect();
     if undeclared.is_empty() {
         return;
     }
-    if let Some(Value::Array(required)) = node.get_mut("required") {
-        required.retain(|name| name.as_str().is_none_or(|n| !undeclared.iter().any(|u| u == n)));
+    let closed = node.get("additionalProperties") == Some(&Value::Bool(false))
+        && !node.contains_key("patternProperties");
+    if closed {
+        if let Some(Value::Array(required)) = node.get_mut("required") {
+            required.retain(|name| name.as_str().is_none_or(|n| !undeclared.iter().any(|u| u == n)));
+        }
+        for name in undeclared {
+            rec.record(ChangeKind::Removed {
+                keyword: format!("required/{name}"),
+                why: format!(
+                    "`{name}` is not a declared property and no other key may appear, so no call \
+                     could give it"
+                ),
+            });
+        }
+        return;
+    }
+    let properties = node
+        .entry("properties")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(properties) = properties {
+        for name in &undeclared {
+            properties.insert(name.clone(), Value::Object(Map::new()));
+        }
     }
     for name in undeclared {
-        rec.record(ChangeKind::Removed {
-            keyword: format!("required/{name}"),
-            why: format!("`{name}` is not a declared property, so no call could give it"),
+        rec.record(ChangeKind::Added {
+            keyword: format!("properties/{name}"),
+            why: format!("`{{}}` (any value): `{name}` is required but was not declared"),
         });
     }
 }
@@ -162,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn undeclared_required_names_go_where_no_other_key_may_appear() {
+    fn undeclared_required_names_are_declared_or_dropped_when_no_other_key_may_appear() {
         let t = check(
             RepairShapes::default(),
             json_schema!({"type": "object", "properties": {
@@ -173,12 +190,12 @@ mod tests {
             }}),
             json_schema!({"type": "object", "properties": {
                 "closed": {"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": false},
-                "implicit": {"type": "object", "properties": {"a": {}}, "required": []},
-                "open": {"type": "object", "properties": {"a": {}}, "required": ["b"], "additionalProperties": true},
-                "patterns": {"type": "object", "properties": {}, "required": ["x-a"], "patternProperties": {"^x-": {}}}
+                "implicit": {"type": "object", "properties": {"a": {}, "ghost": {}}, "required": ["ghost"]},
+                "open": {"type": "object", "properties": {"a": {}, "b": {}}, "required": ["b"], "additionalProperties": true},
+                "patterns": {"type": "object", "properties": {"x-a": {}}, "required": ["x-a"], "patternProperties": {"^x-": {}}}
             }}),
         );
-        assert_eq!(t.rec.changes().len(), 2);
+        assert_eq!(t.rec.changes().len(), 4);
         assert_eq!(t.rec.changes()[0].pointer, "/properties/closed");
         check(RepairShapes::default(), json_schema!(true), json_schema!(true));
     }

@@ -437,11 +437,11 @@ mod tests {
             FoldRootCombinators::default(),
             json_schema!({"allOf": [
                 {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-                {"type": "object", "properties": {"a": {"minLength": 1}, "b": {"type": "integer"}}, "required": ["b"]}
+                {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["b"]}
             ]}),
             json_schema!({
                 "type": "object",
-                "properties": {"a": {"allOf": [{"type": "string"}, {"minLength": 1}]}, "b": {"type": "integer"}},
+                "properties": {"a": {"allOf": [{"type": "string"}, {"type": "integer"}]}, "b": {"type": "integer"}},
                 "required": ["a", "b"]
             }),
         );

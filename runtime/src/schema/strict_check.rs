@@ -117,11 +117,9 @@ impl Checker {
         if !node.keys().any(|k| TYPING.contains(&k.as_str())) {
             self.problem("accepts any value (no `type`), which strict mode cannot express");
         }
-        if node.contains_key("$ref")
-            && node
-                .keys()
-                .any(|k| !matches!(k.as_str(), "$ref" | "description"))
-        {
+        // OpenAI refuses any keyword beside a `$ref`, a description included ("$ref cannot
+        // have keywords {'description'}").
+        if node.contains_key("$ref") && node.len() > 1 {
             self.problem("a `$ref` with keywords beside it cannot be strict");
         }
         if is_object_node(node) {
@@ -166,7 +164,7 @@ mod tests {
             "properties": {
                 "a": {"type": ["string", "null"]},
                 "b": {"anyOf": [{"type": "object", "properties": {}, "additionalProperties": false, "required": []}, {"type": "null"}]},
-                "c": {"type": "array", "items": {"$ref": "#/$defs/N", "description": "recursive"}},
+                "c": {"type": "array", "items": {"$ref": "#/$defs/N"}},
                 "d": {"enum": ["x"]}
             },
             "additionalProperties": false,

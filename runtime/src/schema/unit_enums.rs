@@ -26,8 +26,12 @@ pub(crate) struct CollapseUnitEnums {
 impl Transform for CollapseUnitEnums {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut() {
-            if let Some(change) = collapse(node) {
+            if let Some((keyword, n, change)) = collapse(node) {
                 self.rec.record(change);
+                let here = self.rec.pointer.clone();
+                for i in 0..n {
+                    self.rec.moved(format!("{here}/{keyword}/{i}"), here.clone());
+                }
             }
         }
         transform_subschemas_tracked(self, schema);
@@ -47,7 +51,9 @@ struct Variant {
     ty: Option<String>,
 }
 
-fn collapse(node: &mut Map<String, Value>) -> Option<ChangeKind> {
+/// The node's unit enum collapsed: the keyword it was under, how many branches it had, and
+/// the change.
+fn collapse(node: &mut Map<String, Value>) -> Option<(&'static str, usize, ChangeKind)> {
     if node.contains_key("enum") || node.contains_key("const") {
         return None;
     }
@@ -62,6 +68,7 @@ fn collapse(node: &mut Map<String, Value>) -> Option<ChangeKind> {
             continue;
         };
         node.shift_remove(key);
+        let n = variants.len();
         let values: Vec<Value> = variants.iter().map(|v| v.value.clone()).collect();
         node.shift_insert(index, "enum".into(), Value::Array(values));
         if let (false, Some(ty)) = (node.contains_key("type"), shared_type(&variants)) {
@@ -73,14 +80,18 @@ fn collapse(node: &mut Map<String, Value>) -> Option<ChangeKind> {
                 variants.into_iter().map(|v| (v.value, v.doc)).collect();
             append_sentences(node, &[variants_sentence(&listed)]);
         }
-        return Some(ChangeKind::Rewritten {
-            from: format!("`{key}` of constants"),
-            to: if documented {
-                "`enum`, with each value's doc in the description".to_owned()
-            } else {
-                "`enum`".to_owned()
+        return Some((
+            key,
+            n,
+            ChangeKind::Rewritten {
+                from: format!("`{key}` of constants"),
+                to: if documented {
+                    "`enum`, with each value's doc in the description".to_owned()
+                } else {
+                    "`enum`".to_owned()
+                },
             },
-        });
+        ));
     }
     None
 }

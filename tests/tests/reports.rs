@@ -1,0 +1,194 @@
+//! What every rendering's report promises, over the showcase's Rust tools, both corpora and the
+//! regression corpus, for every target:
+//! - each change names a node of the rendered schema;
+//! - converting a rendering again for the same target changes nothing (idempotence);
+//! - the strict-form arguments a model sends come back, restored from the report, without a
+//!   `null` the original schema refuses.
+
+use std::path::PathBuf;
+
+use serde_json::{Map, Value, json};
+use tooldef::Target;
+use tooldef::convert::{ConvertOptions, convert};
+use tooldef::report::Place;
+use tooldef::targets::{Rendering, TargetTool};
+use tooldef_tests::foreign::strict_form_arguments;
+
+/// Every MCP tool list the suites use: the two corpora, each regression fixture, and the
+/// showcase's tools as their MCP rendering lists them.
+fn tool_lists() -> Vec<(String, Value)> {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut lists = Vec::new();
+    for dir in ["corpus", "regressions"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures.join(dir))
+            .expect("the fixtures")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("a fixture");
+            let value: Value = serde_json::from_str(&text).expect("JSON");
+            lists.push((path.display().to_string(), value));
+        }
+    }
+    let showcase: Vec<Value> = tooldef_examples::showcase::definitions()
+        .into_iter()
+        .map(|d| d.to_json(Target::Mcp).expect("the showcase renders for MCP"))
+        .collect();
+    lists.push(("the showcase".to_owned(), Value::Array(showcase)));
+    assert!(lists.len() >= 17);
+    lists
+}
+
+fn lenient() -> ConvertOptions {
+    ConvertOptions {
+        lenient: true,
+        ..ConvertOptions::default()
+    }
+}
+
+fn input_schema(tool: &TargetTool) -> Option<&Map<String, Value>> {
+    tool.input_schema()
+}
+
+#[test]
+fn every_change_names_a_node_of_the_rendering() {
+    let mut changes = 0;
+    let mut check = |label: &str, rendering: &Rendering| {
+        let schema = input_schema(&rendering.tool).map(|s| Value::Object(s.clone()));
+        for change in rendering.report.changes() {
+            if change.place != Place::Input {
+                continue;
+            }
+            changes += 1;
+            // A Gemini declaration without parameters says nothing of its (empty) root.
+            let found = match &schema {
+                Some(s) => s.pointer(&change.pointer).is_some(),
+                None => change.pointer.is_empty(),
+            };
+            assert!(found, "{label}: `{}` is not in the rendering: {change}", change.pointer);
+        }
+    };
+    for definition in tooldef_examples::showcase::definitions() {
+        for target in Target::ALL {
+            let rendering = definition.render(target).expect("the showcase renders");
+            check(&format!("{} {target}", definition.name()), rendering);
+        }
+    }
+    for (label, list) in tool_lists() {
+        for target in Target::ALL {
+            let conversion = convert(&list, target, &lenient()).expect("tools");
+            for converted in &conversion.tools {
+                check(
+                    &format!("{label}: {} {target}", converted.original_name),
+                    &converted.rendering,
+                );
+            }
+        }
+    }
+    assert!(changes > 4_000, "{changes}");
+}
+
+/// A rendering for `target` as an MCP tool again: its name, description and parameters.
+fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
+    if let TargetTool::Mcp(_) = tool {
+        return json.clone();
+    }
+    let description = match tool {
+        TargetTool::ChatCompletions(t) => t.function.description.clone(),
+        TargetTool::Responses(t) => t.description.clone(),
+        TargetTool::Anthropic(t) => t.description.clone(),
+        TargetTool::Gemini(t) => Some(t.description.clone()),
+        _ => None,
+    };
+    let schema = tool
+        .input_schema()
+        .cloned()
+        .map_or_else(|| json!({"type": "object", "properties": {}}), Value::Object);
+    let mut mcp = json!({"name": tool.name(), "inputSchema": schema});
+    if let Some(description) = description.filter(|d| !d.is_empty()) {
+        mcp["description"] = Value::from(description);
+    }
+    mcp
+}
+
+#[test]
+fn converting_a_rendering_again_changes_nothing() {
+    let mut compared = 0;
+    for (label, list) in tool_lists() {
+        for target in Target::ALL {
+            let first = convert(&list, target, &lenient()).expect("tools");
+            for converted in &first.tools {
+                let once = converted.to_json();
+                let again_input = as_mcp_tool(&converted.rendering.tool, &once);
+                let again = convert(&again_input, target, &ConvertOptions::default())
+                    .unwrap_or_else(|err| panic!("{label} {target}: {err}"));
+                let twice = again.tools[0].to_json();
+                assert_eq!(
+                    once,
+                    twice,
+                    "{label}: {} for {target} changed when converted again",
+                    converted.original_name
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 5 * 150, "{compared}");
+}
+
+/// The places in `value` that hold `null`, as JSON Pointers.
+fn nulls(value: &Value, at: String, out: &mut Vec<String>) {
+    match value {
+        Value::Null => out.push(at),
+        Value::Object(map) => {
+            for (k, v) in map {
+                nulls(v, format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                nulls(v, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn strict_form_arguments_restored_carry_no_null_the_original_refuses() {
+    let mut calls = 0;
+    for (label, list) in tool_lists() {
+        let originals = tooldef::convert::read_tools(&list).expect("tools").to_vec();
+        for target in [Target::ChatCompletions, Target::Responses] {
+            let conversion = convert(&list, target, &lenient()).expect("tools");
+            for converted in conversion.tools.iter().filter(|c| c.strict()) {
+                let original = &originals[converted.index]["inputSchema"];
+                let Ok(validator) = jsonschema::draft202012::new(original) else {
+                    continue;
+                };
+                let schema = Value::Object(
+                    input_schema(&converted.rendering.tool)
+                        .cloned()
+                        .expect("parameters"),
+                );
+                let mut arguments = strict_form_arguments(&schema, &Map::new());
+                converted.restore_arguments(&mut arguments);
+                let mut left = Vec::new();
+                nulls(&arguments, String::new(), &mut left);
+                for error in validator.iter_errors(&arguments) {
+                    let at = error.instance_path().to_string();
+                    assert!(
+                        !left.contains(&at),
+                        "{label}: {} for {target}: the server would refuse the null at `{at}`: \
+                         {error}\narguments: {arguments}",
+                        converted.original_name
+                    );
+                }
+                calls += 1;
+            }
+        }
+    }
+    assert!(calls > 200, "{calls}");
+}
