@@ -6,7 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tooldef::Target;
 use tooldef::convert::{ConvertOptions, Strictness};
 
-/// Convert MCP tool definitions for OpenAI, Anthropic and Gemini, lint them, or list a server's.
+/// Convert MCP tool definitions for OpenAI, Anthropic and Gemini, lint them, list a server's, or
+/// call one as a model would.
 #[derive(Debug, Parser)]
 #[command(
     name = "tooldef",
@@ -16,12 +17,13 @@ use tooldef::convert::{ConvertOptions, Strictness};
 Gemini, through the same schema rewrites as tooldef's Rust tools: what a target cannot carry is \
 rewritten or moved into the descriptions, never dropped silently.
 
-Exit status: 0 on success, 1 when a tool is rejected (convert, list) or a target rejects a tool \
-(lint), 2 on a usage or input error.",
+Exit status: 0 on success, 1 when a tool is rejected (convert, list), a target rejects a tool \
+(lint) or the called tool answers with an error (call), 2 on a usage or input error.",
     after_long_help = "Examples:
   tooldef convert --to chat tools.json > chat-tools.json
   tooldef lint --to chat,gemini tools.json
-  tooldef list --to anthropic -- npx -y @modelcontextprotocol/server-everything"
+  tooldef list --to anthropic -- npx -y @modelcontextprotocol/server-everything
+  tooldef call --to chat --tool get-sum --arguments '{\"a\": 2, \"b\": 3}' -- npx -y @modelcontextprotocol/server-everything"
 )]
 pub struct Cli {
     /// The command to run.
@@ -78,6 +80,29 @@ end: its stdin is closed, then it is sent SIGTERM and finally killed if it does 
   tooldef list --to mcp --timeout 60 -- python3 server.py"
     )]
     List(ListArgs),
+    /// Start an MCP server over stdio and call one of its tools with the arguments a model sent.
+    #[command(
+        long_about = "Start an MCP server as a child process speaking MCP over stdio, list and \
+convert its tools for TARGET exactly as `list` does (what each conversion changed goes to \
+stderr), then call one tool the way a proxy between that target's model and the server would: \
+the tool is found by the name the model sees (or by its original MCP name), the arguments are \
+taken as the JSON the model sent and restored to the shape the server's own schema asks for (a \
+strict model's `null` for a field it left out is removed), and the tool is called under its \
+original name. The arguments actually sent are shown on stderr (`tooldef: calling <tool> with \
+<json>`); the whole `CallToolResult` is printed on stdout as pretty JSON: every content block \
+(text, image, audio, resource link, embedded resource) as the server sent it, `structuredContent` \
+and `isError`. The server is shut down at the end.
+
+Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
+input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
+server that failed to start, list or answer in time).",
+        after_long_help = "Examples:
+  tooldef call --to chat --tool get-sum --arguments '{\"a\": 2, \"b\": 3}' -- npx -y @modelcontextprotocol/server-everything
+  tooldef call --to chat --tool get-annotated-message --arguments '{\"messageType\": \"error\", \"includeImage\": null}' -- npx -y @modelcontextprotocol/server-everything
+  echo '{\"repo_path\": \".\", \"max_count\": null, \"start_timestamp\": null, \"end_timestamp\": null}' | tooldef call --to responses --tool git_log --arguments - -- uvx mcp-server-git
+  tooldef call --to mcp --tool get-tiny-image --server-stderr discard -- npx -y @modelcontextprotocol/server-everything | jq '.content[] | select(.type == \"image\") | .mimeType'"
+    )]
+    Call(CallArgs),
 }
 
 /// The input of `convert` and `lint`.
@@ -266,6 +291,108 @@ through a shell) and must speak MCP over stdio.
 Example: -- npx -y @modelcontextprotocol/server-everything"
     )]
     pub command: Vec<String>,
+}
+
+/// `tooldef call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The target whose model sends the call.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "TARGET",
+        long_help = "The target whose model sends the call: `mcp`, `chat`, `responses`, \
+`anthropic` or `gemini`. The server's tools are converted for it as `list --to TARGET` would, \
+and the call is read as that target's model sends it: under the name it was given, with the \
+arguments in the shape of the converted schema.
+
+Example: --to chat"
+    )]
+    pub to: TargetArg,
+    /// Strict mode for the OpenAI targets: auto, on or off.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = StrictArg::Auto,
+        value_name = "MODE",
+        long_help = "Strict mode for the OpenAI targets (chat, responses), as for `list`: it \
+decides the schema the model was shown, and so which `null`s are restored away. Tools that \
+cannot be converted are listed on stderr; calling one of them is an error (exit status 2).
+
+Example: --strict off"
+    )]
+    pub strict: StrictArg,
+    /// The tool to call: the name the target's model sees, or its original MCP name.
+    #[arg(
+        long,
+        value_name = "NAME",
+        long_help = "The tool to call: the name the target's model sees (`fs_read_file` for an MCP \
+tool `fs.read_file` converted for OpenAI), or its original MCP name. An unknown name is an error \
+(exit status 2) that names the closest tools.
+
+Example: --tool git_log"
+    )]
+    pub tool: String,
+    /// The arguments as the model sent them: JSON text, `-` for stdin; empty means `{}`.
+    #[arg(
+        long,
+        value_name = "JSON",
+        allow_hyphen_values = true,
+        long_help = "The arguments as the target's model sent them: the JSON text of an object \
+(a Chat Completions `function.arguments`, say), `-` to read it from stdin; empty or not given \
+means `{}`. Anything but a JSON object is an error (exit status 2).
+
+Example: --arguments '{\"repo_path\": \".\", \"max_count\": null}'"
+    )]
+    pub arguments: Option<String>,
+    /// What to do with the server's stderr: inherit (the default) or discard.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = ServerStderr::Inherit,
+        value_name = "MODE",
+        long_help = "What to do with the server's stderr: `inherit` (the default) shows it on this \
+command's stderr, mixed with tooldef's progress lines; `discard` throws it away.
+
+Example: --server-stderr discard"
+    )]
+    pub server_stderr: ServerStderr,
+    /// Seconds to wait for the server to start and list its tools, and then for the call.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30,
+        value_parser = clap::value_parser!(u64).range(1..),
+        long_help = "Seconds to wait for the server to initialise and list all its tools, and \
+then as long again for it to answer the call, before giving up (exit status 2). Default: 30.
+
+Example: --timeout 120"
+    )]
+    pub timeout: u64,
+    /// The server's command and its arguments, after `--`.
+    #[arg(
+        last = true,
+        required = true,
+        value_name = "COMMAND",
+        long_help = "The server's command and its arguments, after `--`. It is run directly (not \
+through a shell) and must speak MCP over stdio.
+
+Example: -- uvx mcp-server-git --repository ."
+    )]
+    pub command: Vec<String>,
+}
+
+impl CallArgs {
+    /// How the server's tools are converted: as `list --to TARGET --strict MODE --lenient`
+    /// would (a tool that cannot be converted only matters if it is the one called).
+    pub fn conversion(&self) -> ConversionArgs {
+        ConversionArgs {
+            to: self.to,
+            strict: self.strict,
+            lenient: true,
+            names: None,
+        }
+    }
 }
 
 /// A target, by its short name.

@@ -1,24 +1,28 @@
 //! `tooldef`: convert MCP tool definitions for OpenAI, Anthropic and Gemini with the tooldef
-//! library, lint them, or list and convert a running MCP server's tools.
+//! library, lint them, list and convert a running MCP server's tools, or call one of them with
+//! the arguments a model sent.
 //!
 //! ```text
 //! tooldef convert --to chat tools.json > chat-tools.json
 //! tooldef lint --to chat,gemini tools.json
 //! tooldef list --to anthropic -- npx -y @modelcontextprotocol/server-everything
+//! tooldef call --to chat --tool get-sum --arguments '{"a": 2, "b": 3}' -- npx -y @modelcontextprotocol/server-everything
 //! ```
 //!
-//! Exit status: 0 on success, 1 for rejected tools (and lint failures), 2 for usage and input
-//! errors. Errors are one line on stderr starting with `tooldef: `.
+//! Exit status: 0 on success, 1 for rejected tools (and lint failures) and for a called tool's
+//! error, 2 for usage and input errors. Errors are one line on stderr starting with `tooldef: `.
 
 #![deny(missing_docs)]
 
 mod args;
+mod call;
 mod convert_cmd;
 mod failure;
 mod input;
 mod lint;
 mod list;
 mod output;
+mod server;
 mod summary;
 
 use std::process::ExitCode;
@@ -33,6 +37,7 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert_cmd::run(&args),
         Command::Lint(args) => lint::run(&args),
         Command::List(args) => list::run(&args),
+        Command::Call(args) => call::run(&args),
     };
     match result {
         Ok(code) => code,

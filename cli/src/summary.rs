@@ -83,7 +83,10 @@ impl Summary {
             ));
         }
         if self.inlined > 0 {
-            parts.push(format!("inlined {}", plural(self.inlined, "`$ref`", "`$ref`s")));
+            parts.push(format!(
+                "inlined {}",
+                plural(self.inlined, "`$ref`", "`$ref`s")
+            ));
         }
         if self.cut > 0 {
             parts.push(format!(
@@ -198,7 +201,9 @@ mod tests {
         }
         assert_eq!(
             summary.not_strict,
-            ["`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict"]
+            [
+                "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict"
+            ]
         );
     }
 }

@@ -1,5 +1,5 @@
-//! The `tooldef` binary, run as a user runs it: on the shared corpora, on stdin, on bad input,
-//! and against the project's MCP server example.
+//! The `tooldef` binary, run as a user runs it: on the corpora of `tests/fixtures/corpus`, on
+//! stdin, on bad input, and against the project's MCP server example.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -9,11 +9,11 @@ use serde_json::Value;
 
 const GITHUB: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/github-mcp-server.tools.json"
+    "/../tests/fixtures/corpus/github-mcp-server.tools.json"
 );
 const FASTMCP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/fastmcp-metabolic.tools.json"
+    "/../tests/fixtures/corpus/fastmcp-metabolic.tools.json"
 );
 const TARGETS: [&str; 5] = ["mcp", "chat", "responses", "anthropic", "gemini"];
 
@@ -289,10 +289,20 @@ fn lints_the_fastmcp_corpus() {
         "{summary}"
     );
     assert!(summary.ends_with(" 0 rejected"), "{summary}");
-    assert!(
-        text.contains("is recursive (or too large to write out)"),
-        "{text}"
-    );
+    // The recursive type, described for Gemini where it recurs.
+    let lines: Vec<&str> = text.lines().collect();
+    for tool in ["add_reaction", "set_gene_rule"] {
+        let at = lines
+            .iter()
+            .position(|l| *l == tool)
+            .unwrap_or_else(|| panic!("{tool}: {text}"));
+        let gemini = lines[at + 5];
+        assert!(
+            gemini.starts_with("  gemini     rewritten: ")
+                && gemini.contains("described 1 recursive type where it recurs"),
+            "{tool}: {gemini}"
+        );
+    }
     assert!(text.contains("\n  chat       not strict: `/properties/coefficients`"));
 
     // Without Gemini nothing is rejected.
@@ -351,7 +361,7 @@ fn reads_stdin() {
     assert_eq!(tools[0]["name"], "fs_read_file");
     assert_eq!(tools[0]["strict"], true);
     assert!(
-        stderr(&output).contains("fs.read_file: renamed `fs.read_file` to `fs_read_file`"),
+        stderr(&output).contains("fs.read_file: rewritten: renamed to `fs_read_file`"),
         "{}",
         stderr(&output)
     );
@@ -705,18 +715,44 @@ fn duplicate_names_are_rejected() {
     assert_eq!(status(&lenient), 0);
     let tools: serde_json::Value = serde_json::from_slice(&lenient.stdout).unwrap();
     assert_eq!(tools.as_array().unwrap().len(), 1);
-    // Lint judges each tool alone, and reports the clash as a warning of its own.
+    // Lint reports the clash as a warning of its own, after the tools.
     let lint = tooldef(&["lint", "--to", "chat"], Some(input));
+    let lines: Vec<&str> = stdout(&lint).lines().collect();
     assert!(
-        stdout(&lint).contains("  warning: 2 tools have this name"),
+        lines.len() >= 2
+            && lines[lines.len() - 2].starts_with("warning: a: 2 tools have this name"),
         "{}",
         stdout(&lint)
     );
     assert!(
+        lines.last().unwrap_or(&"").ends_with("; 1 warning"),
+        "{}",
         stdout(&lint)
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .ends_with("; 1 duplicate name")
     );
+}
+
+#[test]
+fn lint_verbose_lists_every_change_under_its_verdict() {
+    let one = br#"{"name": "fs.read_file", "description": "Read a file.",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"},
+        "limit": {"type": "integer", "default": 100}}, "required": ["path"]}}"#;
+    let plain = tooldef(&["lint", "--to", "chat"], Some(one));
+    let verbose = tooldef(&["lint", "--to", "chat", "--verbose"], Some(one));
+    assert_eq!(status(&verbose), 0, "{}", stderr(&verbose));
+    let plain: Vec<&str> = stdout(&plain).lines().collect();
+    let verbose: Vec<&str> = stdout(&verbose).lines().collect();
+    // The same verdicts and summary, with the changes listed after the verdict they explain.
+    let (changes, rest): (Vec<&str>, Vec<&str>) = verbose
+        .iter()
+        .partition(|l| l.starts_with(&format!("  {:<10}   - ", "")));
+    assert_eq!(rest, plain);
+    assert_eq!(verbose[0], "fs.read_file");
+    assert!(
+        verbose[1].starts_with("  chat       rewritten: "),
+        "{verbose:#?}"
+    );
+    // Renamed, `default` moved into the description, `limit` made required and nullable,
+    // `additionalProperties` added.
+    assert!(changes.len() >= 4, "{verbose:#?}");
+    assert!(verbose[2..2 + changes.len()] == changes[..], "{verbose:#?}");
 }

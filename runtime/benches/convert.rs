@@ -10,7 +10,7 @@ use tooldef::convert::{ConvertOptions, convert};
 
 const CORPUS: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/github-mcp-server.tools.json"
+    "/../tests/fixtures/corpus/github-mcp-server.tools.json"
 );
 
 fn converting(c: &mut Criterion) {
@@ -32,7 +32,7 @@ fn converting(c: &mut Criterion) {
         b.iter(|| {
             let value: Value = serde_json::from_slice(black_box(&bytes)).unwrap();
             let converted = convert(&value, Target::ChatCompletions, &options).unwrap();
-            black_box(serde_json::to_vec(&converted.tools).unwrap())
+            black_box(serde_json::to_vec(&converted.into_json()).unwrap())
         })
     });
     group.finish();

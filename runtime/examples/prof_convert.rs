@@ -1,29 +1,33 @@
-//! Instruction counts of converting the github corpus, for `valgrind --tool=callgrind`:
-//! `prof_convert floor N` parses and serialises the corpus N times; `prof_convert convert N` also
-//! converts it for Chat Completions. (The difference between N = 6 and N = 1 is N = 5's work.)
+//! One process, `n` passes over the github-mcp-server corpus, for `valgrind --tool=callgrind`:
+//! `prof_convert floor|convert <n>`. Instructions per pass = (total(6) - total(1)) / 5, which
+//! leaves out the process's start. `docs/BENCHMARKS.md` has the figures.
+use std::hint::black_box;
+
+use serde_json::Value;
+use tooldef::Target;
+use tooldef::convert::{ConvertOptions, convert};
+
+const CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/fixtures/corpus/github-mcp-server.tools.json"
+);
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let mode = args.get(1).map(String::as_str).unwrap_or("convert");
-    let n: usize = args.get(2).and_then(|n| n.parse().ok()).unwrap_or(5);
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/corpus/github-mcp-server.tools.json"
-    );
-    let bytes = std::fs::read(path).expect("the corpus is beside the project");
-    let options = tooldef::convert::ConvertOptions::default();
-    let mut written = 0;
-    for _ in 0..n {
-        let value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
-        written += if mode == "floor" {
-            serde_json::to_vec(&value).expect("serialises").len()
-        } else {
-            let converted =
-                tooldef::convert::convert(&value, tooldef::Target::ChatCompletions, &options)
-                    .expect("converts");
-            serde_json::to_vec(&converted.tools)
-                .expect("serialises")
-                .len()
+    let mut args = std::env::args().skip(1);
+    let mode = args.next().unwrap_or_else(|| "convert".to_owned());
+    let passes: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
+    let bytes = std::fs::read(CORPUS).unwrap_or_else(|err| panic!("{CORPUS}: {err}"));
+    let options = ConvertOptions::default();
+    for _ in 0..passes {
+        let value: Value = serde_json::from_slice(black_box(&bytes)).expect("the corpus is JSON");
+        let out = match mode.as_str() {
+            "floor" => serde_json::to_vec(&value),
+            _ => {
+                let converted = convert(&value, Target::ChatCompletions, &options)
+                    .expect("the corpus converts");
+                serde_json::to_vec(&converted.into_json())
+            }
         };
+        black_box(out.expect("JSON"));
     }
-    println!("{written}");
 }

@@ -743,19 +743,10 @@ fn plain_value(schema: &Value, depth: usize) -> bool {
     })
 }
 
-/// The bounds schemars writes for a Rust integer type, which deserialising that type enforces.
+/// The range of the Rust integer type a schemars `format` names: bounds equal to it are what
+/// deserialising that type enforces.
 fn implied_bounds(format: Option<&str>) -> Option<(f64, f64)> {
-    Some(match format? {
-        "uint8" => (0.0, f64::from(u8::MAX)),
-        "uint16" => (0.0, f64::from(u16::MAX)),
-        "uint32" => (0.0, f64::from(u32::MAX)),
-        "uint64" | "uint" => (0.0, f64::MAX),
-        "int8" => (f64::from(i8::MIN), f64::from(i8::MAX)),
-        "int16" => (f64::from(i16::MIN), f64::from(i16::MAX)),
-        "int32" => (f64::from(i32::MIN), f64::MAX),
-        "int64" | "int" => (f64::MIN, f64::MAX),
-        _ => return None,
-    })
+    crate::schema::integer_range(format?)
 }
 
 #[cfg(test)]

@@ -282,6 +282,9 @@ pub enum Answer {
         output: ToolOutput,
         /// Whether the call failed (the output says why).
         is_error: bool,
+        /// From an MCP server: its `CallToolResult` exactly as it came, blocks' `annotations`
+        /// and `_meta` included, for a caller that passes results on to MCP clients.
+        mcp_result: Option<Value>,
     },
     /// The caller's own tool: left for the caller to run.
     Caller,
@@ -292,6 +295,7 @@ impl Answer {
         Answer::Answered {
             output: ToolOutput::text(text),
             is_error: true,
+            mcp_result: None,
         }
     }
 }
@@ -360,21 +364,56 @@ impl Router {
                 Ok(output) => Answer::Answered {
                     output,
                     is_error: false,
+                    mcp_result: None,
                 },
                 Err(error) => Answer::error(error.to_string()),
             };
         }
         #[cfg(feature = "mcp")]
         if let Some((peer, conversion)) = &self.mcp {
-            if let Some(converted) = conversion.get(&call.name) {
+            // The name the model was shown, or (a model that read it elsewhere) the original.
+            let converted = conversion.get(&call.name).or_else(|| {
+                conversion
+                    .tools
+                    .iter()
+                    .find(|t| t.original_name == call.name)
+            });
+            if let Some(converted) = converted {
                 return call_mcp(peer, converted, &call.arguments).await;
             }
         }
-        Answer::error(crate::error::unknown_tool_message(&call.name, &[], 1))
+        let known = self.known_names();
+        let suggestions: Vec<String> = crate::names::closest(&call.name, known.iter().copied())
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        Answer::error(crate::error::unknown_tool_message(
+            &call.name,
+            &suggestions,
+            known.len(),
+        ))
+    }
+
+    /// Every name a call can reach: the caller's tools, the set's, the MCP server's.
+    fn known_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self.caller.iter().map(String::as_str).collect();
+        if let Some(tools) = &self.toolset {
+            for definition in tools.definitions() {
+                names.push(definition.name());
+            }
+        }
+        #[cfg(feature = "mcp")]
+        if let Some((_, conversion)) = &self.mcp {
+            names.extend(conversion.tools.iter().map(crate::convert::Converted::name));
+        }
+        names
     }
 
     /// Answers every call, in order, as Chat Completions `tool` messages; calls to the caller's
-    /// own tools are returned for the caller to answer.
+    /// own tools are returned for the caller to answer. The calls run concurrently, as a model
+    /// that asks for several calls in one turn means them (OpenAI's parallel tool calls): a
+    /// caller whose calls depend on each other's effects answers them one by one with
+    /// [`answer`](Self::answer).
     pub async fn answer_chat(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
         self.answer_all(calls, chat_tool_message).await
     }
@@ -436,6 +475,7 @@ async fn call_mcp(
                 Ok(json) => Answer::Answered {
                     output: ToolOutput::from_mcp_result(&json),
                     is_error,
+                    mcp_result: Some(json),
                 },
                 Err(error) => Answer::error(format!("`{name}` answered, unreadably: {error}")),
             }

@@ -27,6 +27,7 @@
 //! assert_eq!(arguments, serde_json::json!({"path": "a.txt"}));
 //! ```
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -346,11 +347,13 @@ fn convert_one(
     options: &ConvertOptions,
     names: &mut NameMap,
 ) -> Result<(ToolDefinition, Rendering), Vec<String>> {
-    let definition = definition_of(tool, options)?;
+    let mut definition = definition_of(tool, options)?;
     let wire_name = names.candidate(definition.name(), target);
-    let rendering = definition
-        .render_as(target, &wire_name)
-        .map_err(|err| vec![err.to_string()])?;
+    // Rendered once and not cached: the schema is moved into the rendering, not copied.
+    let input = definition.take_input_schema();
+    let rendering =
+        crate::targets::render_input(&definition, Cow::Owned(input), target, &wire_name)
+            .map_err(|err| vec![err.to_string()])?;
     if target.is_openai() && options.strict == Strictness::On && !rendering.tool.strict() {
         return Err(rendering
             .report
@@ -533,10 +536,8 @@ mod tests {
             "{:?}",
             conversion.rejected[0]
         );
-        assert!(
-            conversion
-                .warnings
-                .contains(&Warning::NoDescription { tool: "ok".to_owned() })
-        );
+        assert!(conversion.warnings.contains(&Warning::NoDescription {
+            tool: "ok".to_owned()
+        }));
     }
 }

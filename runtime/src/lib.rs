@@ -29,7 +29,7 @@ pub mod calls;
 mod context;
 pub mod convert;
 mod describe_value;
-pub mod error;
+mod error;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod names;
@@ -55,6 +55,8 @@ pub use portable::{
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
 };
 pub use target::{Target, UnknownTarget};
-pub use tool::{Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder};
+pub use tool::{
+    Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
+};
 pub use tooldef_macros::{Portable, tool, toolset};
 pub use toolset::{ToolSet, ToolSetBuilder};

@@ -64,7 +64,8 @@ impl NameMap {
 
     /// Records that `original` is `name` to the target.
     pub(crate) fn insert(&mut self, original: &str, name: &str) {
-        self.to_original.insert(name.to_owned(), original.to_owned());
+        self.to_original
+            .insert(name.to_owned(), original.to_owned());
         self.to_target.insert(original.to_owned(), name.to_owned());
     }
 }
@@ -96,6 +97,40 @@ pub fn sanitize(original: &str, target: Target) -> String {
     name
 }
 
+/// Up to three of `names` close to `wanted`, closest first: a few edits away once case and
+/// separators (`-`, `.`, `/`, space, `_`) are ignored, or containing it (or contained in it).
+/// What "did you mean" suggests, wherever a tool is not found.
+pub fn closest<'n>(wanted: &str, names: impl IntoIterator<Item = &'n str>) -> Vec<&'n str> {
+    let normalise = |s: &str| s.to_lowercase().replace(['-', '.', ' ', '/'], "_");
+    let wanted = normalise(wanted);
+    let limit = (wanted.chars().count() / 3).max(2);
+    let mut scored: Vec<((usize, usize), &str)> = names
+        .into_iter()
+        .filter_map(|name| {
+            let normal = normalise(name);
+            let distance = strsim::levenshtein(&wanted, &normal);
+            let contains =
+                !wanted.is_empty() && (normal.contains(&wanted) || wanted.contains(&normal));
+            // A name containing the one wanted scores as if close enough; ties go to edits.
+            let score = if contains {
+                distance.min(limit)
+            } else {
+                distance
+            };
+            (score <= limit).then_some(((score, distance), name))
+        })
+        .collect();
+    scored.sort_by_key(|&(score, _)| score);
+    let mut out: Vec<&str> = Vec::new();
+    for (_, name) in scored {
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out.truncate(3);
+    out
+}
+
 fn truncate(s: &str, max: usize) -> &str {
     // ASCII only by now, so any byte index is a character boundary.
     &s[..s.len().min(max)]
@@ -111,6 +146,24 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn close_names_by_edits_case_separators_or_containment() {
+        let names = [
+            "git_log",
+            "git_show",
+            "git_status",
+            "get-sum",
+            "get-env",
+            "echo",
+        ];
+        assert_eq!(closest("git-lgo", names), ["git_log"]);
+        assert_eq!(closest("GIT_SHOW", names), ["git_show"]);
+        assert_eq!(closest("sum", names), ["get-sum"]);
+        assert_eq!(closest("get", names), ["get-sum", "get-env"]);
+        assert!(closest("translate", names).is_empty());
+        assert_eq!(closest("fs.readfile", ["fs_read_file"]), ["fs_read_file"]);
+    }
 
     #[test]
     fn names_are_sanitised_distinct_and_reversible() {

@@ -196,7 +196,10 @@ impl fmt::Display for ChangeKind {
                 quoted_list(keywords)
             ),
             ChangeKind::Said { keyword, sentence } => {
-                write!(f, "`{keyword}` kept and said in the description: \"{sentence}\"")
+                write!(
+                    f,
+                    "`{keyword}` kept and said in the description: \"{sentence}\""
+                )
             }
             ChangeKind::Removed { keyword, why } => write!(f, "`{keyword}` removed: {why}"),
             ChangeKind::Rewritten { from, to } => write!(f, "{from} rewritten as {to}"),
@@ -223,7 +226,10 @@ impl fmt::Display for ChangeKind {
                  in words beyond"
             ),
             ChangeKind::Renamed { from, to } => {
-                write!(f, "renamed `{from}` to `{to}`: the target does not accept the original")
+                write!(
+                    f,
+                    "renamed `{from}` to `{to}`: the target does not accept the original"
+                )
             }
             ChangeKind::DescriptionShortened {
                 from_chars,

@@ -113,4 +113,3 @@ impl FromStr for Target {
             .ok_or_else(|| UnknownTarget(s.to_owned()))
     }
 }
-

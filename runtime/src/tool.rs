@@ -178,6 +178,12 @@ impl ToolDefinition {
         self.meta.as_ref()
     }
 
+    /// The input schema, given up by a definition that is rendered once and then thrown away
+    /// (what is left is the schema of a tool without arguments).
+    pub(crate) fn take_input_schema(&mut self) -> Schema {
+        std::mem::take(&mut self.input_schema)
+    }
+
     /// Fields of an MCP tool that tooldef does not model, passed on in the MCP rendering.
     pub fn other_mcp_fields(&self) -> &Map<String, Value> {
         &self.other_mcp_fields

@@ -225,18 +225,9 @@ impl ToolSet {
     /// Up to three names close to `name` (a typo or two away, or differing only in case and
     /// separators), closest first.
     fn suggestions(&self, name: &str) -> Vec<String> {
-        let normalise = |s: &str| s.to_lowercase().replace(['-', '.', ' '], "_");
-        let wanted = normalise(name);
-        let mut scored: Vec<(usize, &str)> = self
-            .definitions()
-            .map(|d| (strsim::levenshtein(&wanted, &normalise(d.name())), d.name()))
-            .filter(|(distance, _)| *distance <= (wanted.chars().count() / 4).max(2))
-            .collect();
-        scored.sort_by_key(|&(distance, _)| distance);
-        scored
+        crate::names::closest(name, self.definitions().map(ToolDefinition::name))
             .into_iter()
-            .take(3)
-            .map(|(_, n)| n.to_owned())
+            .map(str::to_owned)
             .collect()
     }
 

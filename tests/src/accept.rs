@@ -107,9 +107,7 @@ pub fn name_accepted(name: &str, target: Target) -> bool {
     match target {
         Target::Mcp => {
             (1..=128).contains(&name.len())
-                && name
-                    .chars()
-                    .all(|c| allowed(c) || c == '.' || c == '/')
+                && name.chars().all(|c| allowed(c) || c == '.' || c == '/')
         }
         Target::Gemini => {
             (1..=64).contains(&name.len())
@@ -193,21 +191,34 @@ fn openai(schema: &Value, strict: bool, out: &mut Refusals) {
                 out.say(&at, format!("`{banned}` in strict mode"));
             }
         }
-        if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
-            if ["(?=", "(?!", "(?<=", "(?<!"]
+        let looks_around = |pattern: &&str| {
+            ["(?=", "(?!", "(?<=", "(?<!"]
                 .iter()
                 .any(|look| pattern.contains(look))
                 || has_backreference(pattern)
-            {
-                out.say(&at, format!("regex lookaround is not supported: `{pattern}`"));
-            }
+        };
+        if let Some(pattern) = object
+            .get("pattern")
+            .and_then(Value::as_str)
+            .filter(looks_around)
+        {
+            out.say(
+                &at,
+                format!("regex lookaround is not supported: `{pattern}`"),
+            );
         }
         if object.contains_key("$ref") && object.len() > 1 {
-            out.say(&at, "a `$ref` with keywords beside it in strict mode".to_owned());
+            out.say(
+                &at,
+                "a `$ref` with keywords beside it in strict mode".to_owned(),
+            );
         }
         if is_object_node(node.schema) {
             if object.get("additionalProperties") != Some(&Value::Bool(false)) {
-                out.say(&at, "an object without `additionalProperties: false`".to_owned());
+                out.say(
+                    &at,
+                    "an object without `additionalProperties: false`".to_owned(),
+                );
             }
             let required: Vec<&str> = object
                 .get("required")
@@ -225,11 +236,8 @@ fn openai(schema: &Value, strict: bool, out: &mut Refusals) {
 fn has_backreference(pattern: &str) -> bool {
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('1'..='9' | 'k') => return true,
-                _ => {}
-            }
+        if c == '\\' && matches!(chars.next(), Some('1'..='9' | 'k')) {
+            return true;
         }
     }
     false
@@ -311,7 +319,10 @@ fn gemini(schema: &Value, out: &mut Refusals) {
                 .map(|o| o.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             if ordering != property_names(node.schema) {
-                out.say(&at, "propertyOrdering differs from the properties".to_owned());
+                out.say(
+                    &at,
+                    "propertyOrdering differs from the properties".to_owned(),
+                );
             }
         }
     }

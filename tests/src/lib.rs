@@ -3,6 +3,9 @@
 
 use serde_json::Value;
 
+pub mod accept;
+pub mod foreign;
+
 // The README's example is compiled and run as a doctest, so it cannot drift from the API.
 #[doc = include_str!("../../README.md")]
 #[allow(dead_code)]
@@ -149,4 +152,50 @@ pub fn assert_closed_with_all_required(schema: &Value, at: &str) {
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     assert_eq!(required, property_names(schema), "required {at}");
+}
+
+/// The github/github-mcp-server corpus (117 tools), copied into the repository.
+pub const GITHUB_CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/corpus/github-mcp-server.tools.json"
+);
+
+/// The FastMCP metabolic-modelling corpus (27 tools), copied into the repository.
+pub const FASTMCP_CORPUS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/corpus/fastmcp-metabolic.tools.json"
+);
+
+/// The changes of `report` about the input schema at `pointer`, in the order made.
+pub fn input_changes_at<'a>(
+    report: &'a tooldef::report::Report,
+    pointer: &'a str,
+) -> impl Iterator<Item = &'a tooldef::report::ChangeKind> + 'a {
+    report
+        .changes()
+        .iter()
+        .filter(move |c| c.place == tooldef::report::Place::Input && c.pointer == pointer)
+        .map(|c| &c.kind)
+}
+
+/// The JSON Pointers (into the input schema) at which `report` says the tool cannot be strict,
+/// in the order found.
+pub fn not_strict_pointers(report: &tooldef::report::Report) -> Vec<&str> {
+    report.not_strict().map(|c| c.pointer.as_str()).collect()
+}
+
+/// The properties `report` made required and nullable (OpenAI strict mode), as
+/// `(pointer of the object, property)`.
+pub fn made_nullable(report: &tooldef::report::Report) -> Vec<(&str, &str)> {
+    report
+        .changes()
+        .iter()
+        .filter_map(|c| match &c.kind {
+            tooldef::report::ChangeKind::MadeRequired {
+                property,
+                nullable: true,
+            } => Some((c.pointer.as_str(), property.as_str())),
+            _ => None,
+        })
+        .collect()
 }

@@ -62,12 +62,13 @@ async fn calls_are_routed_to_the_server_the_toolset_and_the_caller_in_order() {
     let listed = client.list_all_tools().await.unwrap();
     let listed = json!({"tools": serde_json::to_value(&listed).unwrap()});
     let chat = convert(&listed, Target::ChatCompletions, &ConvertOptions::default()).unwrap();
-    assert_eq!(chat.tools[0]["function"]["name"], "math_add");
+    assert_eq!(chat.tools[0].to_json()["function"]["name"], "math_add");
+    assert_eq!(chat.names.original("math_add"), Some("math.add"));
 
     let router = Router::new()
         .caller_tools(["ask_user"])
         .toolset(showcase::toolset())
-        .mcp_server(client.peer().clone(), chat.names.clone());
+        .mcp_server(client.peer().clone(), chat);
 
     let reply = json!({"choices": [{"message": {"role": "assistant", "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "math_add", "arguments": "{\"a\": 2, \"b\": 40}"}},

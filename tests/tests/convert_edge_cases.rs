@@ -2,11 +2,14 @@
 //! and the ones it should not, each checked in every target it concerns.
 
 use serde_json::{Value, json};
-use tooldef::Target;
 use tooldef::convert::{
-    Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert, read_tools,
+    Conversion, ConvertError, ConvertOptions, Rejected, Strictness, Warning, convert, read_tools,
 };
-use tooldef_tests::{default_sentence, property_names, walk};
+use tooldef::report::ChangeKind;
+use tooldef::{SchemaError, Target};
+use tooldef_tests::{
+    default_sentence, input_changes_at, made_nullable, not_strict_pointers, property_names, walk,
+};
 
 fn lenient() -> ConvertOptions {
     ConvertOptions {
@@ -39,10 +42,10 @@ fn parameters(tool: &Value, target: Target) -> Option<&Value> {
 
 /// The arguments' schema of a one-tool conversion.
 fn schema_of(input: &Value, target: Target) -> Value {
-    let conversion = one(input, target);
-    parameters(&conversion.tools[0], target)
+    let tool = one(input, target).tools[0].to_json();
+    parameters(&tool, target)
         .cloned()
-        .unwrap_or_else(|| panic!("{target}: no parameters: {}", conversion.tools[0]))
+        .unwrap_or_else(|| panic!("{target}: no parameters: {tool}"))
 }
 
 fn strict_of(tool: &Value, target: Target) -> &Value {
@@ -224,7 +227,7 @@ fn an_empty_tool_list_converts_to_nothing() {
                 let conversion = convert(&input, target, &options).unwrap();
                 assert!(conversion.tools.is_empty(), "{target}");
                 assert!(conversion.rejected.is_empty(), "{target}");
-                assert!(conversion.diagnostics.is_empty(), "{target}");
+                assert!(conversion.warnings.is_empty(), "{target}");
                 assert_eq!(conversion.names.to_json(), json!({}), "{target}");
             }
         }
@@ -257,8 +260,19 @@ fn tools_without_parameters_take_an_empty_object() {
         let input = tool("noop", schema.clone());
         for target in Target::ALL {
             let conversion = one(&input, target);
-            let out = &conversion.tools[0];
-            assert!(conversion.diagnostics.is_empty(), "{schema} {target}");
+            let out = &conversion.tools[0].to_json();
+            assert!(conversion.warnings.is_empty(), "{schema} {target}");
+            // The report only says what was added at the root (and for Gemini, left out):
+            // nothing made required, nothing that keeps it from being strict.
+            let report = &conversion.tools[0].rendering.report;
+            assert!(
+                report.changes().iter().all(|c| c.pointer.is_empty()
+                    && matches!(
+                        c.kind,
+                        ChangeKind::Added { .. } | ChangeKind::Removed { .. }
+                    )),
+                "{schema} {target}: {report:?}"
+            );
             match target {
                 // Gemini wants `parameters` left out.
                 Target::Gemini => assert_eq!(parameters(out, target), None, "{schema}"),
@@ -371,31 +385,44 @@ fn dotted_and_slashed_names_are_sanitised_and_reversible() {
     ]);
     for target in Target::ALL {
         let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
-        let names: Vec<&str> = conversion
-            .tools
-            .iter()
-            .map(|t| out_name(t, target))
-            .collect();
-        let expected: &[&str] = if target == Target::Mcp {
-            &["fs.read_file", "git/log", "9lives"]
-        } else {
-            &["fs_read_file", "git_log", "_9lives"]
+        let wire = conversion.to_json();
+        let names: Vec<&str> = wire.iter().map(|t| out_name(t, target)).collect();
+        // A name the target accepts is kept: only Gemini wants a letter or `_` first.
+        let expected: &[&str] = match target {
+            Target::Mcp => &["fs.read_file", "git/log", "9lives"],
+            Target::Gemini => &["fs_read_file", "git_log", "_9lives"],
+            _ => &["fs_read_file", "git_log", "9lives"],
         };
         assert_eq!(names, expected, "{target}");
         for (name, original) in names.iter().zip(["fs.read_file", "git/log", "9lives"]) {
             assert_eq!(conversion.names.original(name), Some(original), "{target}");
             assert_eq!(conversion.names.target_name(original), Some(*name));
         }
-        let renamed = conversion
-            .diagnostics
+        let renamed: Vec<(String, String)> = conversion
+            .tools
             .iter()
-            .filter(|d| d.message.starts_with("renamed"))
-            .count();
+            .flat_map(|t| t.rendering.report.changes())
+            .filter_map(|c| match &c.kind {
+                ChangeKind::Renamed { from, to } => Some((from.clone(), to.clone())),
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<(String, String)> = ["fs.read_file", "git/log", "9lives"]
+            .into_iter()
+            .zip(&names)
+            .filter(|(from, to)| from != *to)
+            .map(|(from, to)| (from.to_owned(), (*to).to_owned()))
+            .collect();
         assert_eq!(
-            renamed,
-            if target == Target::Mcp { 0 } else { 3 },
+            expected.len(),
+            match target {
+                Target::Mcp => 0,
+                Target::Gemini => 3,
+                _ => 2,
+            },
             "{target}"
         );
+        assert_eq!(renamed, expected, "{target}");
     }
 }
 
@@ -409,8 +436,9 @@ fn names_over_64_characters_get_a_hash_suffix_and_stay_reversible() {
     ]);
     for target in Target::ALL {
         let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
-        let a = out_name(&conversion.tools[0], target);
-        let b = out_name(&conversion.tools[1], target);
+        let wire = conversion.to_json();
+        let a = out_name(&wire[0], target);
+        let b = out_name(&wire[1], target);
         if target == Target::Mcp {
             assert_eq!((a, b), (long_a.as_str(), long_b.as_str()));
             continue;
@@ -431,7 +459,7 @@ fn names_over_64_characters_get_a_hash_suffix_and_stay_reversible() {
         assert_ne!(a, b, "{target}: two long names sharing a beginning");
         // Stable: the same name gets the same suffix again.
         let again = convert(&input, target, &ConvertOptions::default()).unwrap();
-        assert_eq!(out_name(&again.tools[0], target), a);
+        assert_eq!(again.tools[0].name(), a);
     }
     // Past MCP's 128 characters, the name is not an MCP name at all.
     let too_long = tool(&"y".repeat(129), json!({"type": "object"}));
@@ -453,11 +481,8 @@ fn names_that_collide_after_sanitising_are_told_apart() {
     ]);
     for target in Target::ALL {
         let conversion = convert(&input, target, &ConvertOptions::default()).unwrap();
-        let names: Vec<&str> = conversion
-            .tools
-            .iter()
-            .map(|t| out_name(t, target))
-            .collect();
+        let wire = conversion.to_json();
+        let names: Vec<&str> = wire.iter().map(|t| out_name(t, target)).collect();
         let expected: &[&str] = if target == Target::Mcp {
             &["a.b", "a/b", "a_b"]
         } else {
@@ -487,11 +512,17 @@ fn duplicate_names_do_not_produce_duplicate_target_names() {
     let mut clashes = Vec::new();
     for target in Target::ALL {
         let conversion = convert(&input, target, &lenient()).unwrap();
-        let names: Vec<&str> = conversion
-            .tools
-            .iter()
-            .map(|t| out_name(t, target))
-            .collect();
+        let wire = conversion.to_json();
+        let names: Vec<&str> = wire.iter().map(|t| out_name(t, target)).collect();
+        // The batch says so.
+        assert_eq!(
+            conversion.warnings,
+            [Warning::DuplicateName {
+                name: "same".to_owned(),
+                indexes: vec![0, 1],
+            }],
+            "{target}"
+        );
         let mut distinct = names.clone();
         distinct.dedup();
         if distinct.len() != names.len() {
@@ -524,11 +555,6 @@ fn malformed_tools_are_rejected_with_every_reason() {
         (
             json!({"name": "s", "inputSchema": {"type": "string"}}),
             Some("s"),
-            &["its `inputSchema` is not an object schema (`\"type\": \"object\"`)"],
-        ),
-        (
-            json!({"name": "u", "inputSchema": {"anyOf": [{"type": "object"}, {"type": "null"}]}}),
-            Some("u"),
             &["its `inputSchema` is not an object schema (`\"type\": \"object\"`)"],
         ),
         (
@@ -579,6 +605,39 @@ fn malformed_tools_are_rejected_with_every_reason() {
             assert_eq!(conversion.rejected, [expected], "{bad} {target}");
             assert_eq!(conversion.tools.len(), 2, "{bad} {target}");
         }
+        // A root `anyOf` of an object and `null`: MCP keeps root combinators and cannot make
+        // this one an object, so rendering refuses it and says why; the other targets fold it
+        // into one object (the `null` branch cannot be arguments).
+        let nullable =
+            json!({"name": "u", "inputSchema": {"anyOf": [{"type": "object"}, {"type": "null"}]}});
+        let input = json!([good, nullable, good_too]);
+        let conversion = convert(&input, target, &lenient()).unwrap();
+        if target == Target::Mcp {
+            let expected = Rejected {
+                index: 1,
+                name: Some("u".to_owned()),
+                reasons: vec![
+                    SchemaError::RootNotObject {
+                        target,
+                        found: "an `anyOf` of 2 schemas".to_owned(),
+                    }
+                    .to_string(),
+                ],
+            };
+            assert_eq!(conversion.rejected, [expected], "{target}");
+            assert_eq!(conversion.tools.len(), 2, "{target}");
+        } else {
+            assert_eq!(conversion.rejected, [], "{target}");
+            assert_eq!(conversion.tools.len(), 3, "{target}");
+            let out = conversion.tools[1].to_json();
+            if let Some(schema) = parameters(&out, target) {
+                assert_eq!(schema["type"], "object", "{target}: {schema}");
+                assert_eq!(schema.get("anyOf"), None, "{target}: {schema}");
+            } else {
+                // Gemini leaves out the `parameters` of a tool that takes no arguments.
+                assert_eq!(target, Target::Gemini);
+            }
+        }
     }
 }
 
@@ -601,8 +660,8 @@ fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
         Target::Responses,
         Target::Anthropic,
     ] {
-        let conversion = one(&input, target);
-        let schema = parameters(&conversion.tools[0], target).unwrap();
+        let out = &one(&input, target).tools[0].to_json();
+        let schema = parameters(out, target).unwrap();
         assert_eq!(
             schema.pointer("/properties/children/items"),
             Some(&json!({"$ref": "#"})),
@@ -610,12 +669,13 @@ fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
         );
         validate_2020_12(schema, &target.to_string());
         if target.is_openai() {
-            assert_eq!(strict_of(&conversion.tools[0], target), true, "{target}");
+            assert_eq!(strict_of(out, target), true, "{target}");
         }
     }
     // Gemini has no `$ref`: the recursion is cut where it recurs and said in words.
     let conversion = one(&input, Target::Gemini);
-    let schema = parameters(&conversion.tools[0], Target::Gemini).unwrap();
+    let out = conversion.tools[0].to_json();
+    let schema = parameters(&out, Target::Gemini).unwrap();
     assert!(!schema.to_string().contains("$ref"), "{schema}");
     let nested = schema.pointer("/properties/children/items").unwrap();
     assert_eq!(nested["type"], "object");
@@ -626,11 +686,11 @@ fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
             .contains("Same shape as the whole argument object"),
         "{nested}"
     );
+    let report = &conversion.tools[0].rendering.report;
     assert!(
-        conversion
-            .diagnostics
-            .iter()
-            .any(|d| d.message.contains("recursive"))
+        input_changes_at(report, "/properties/children/items")
+            .any(|kind| matches!(kind, ChangeKind::RecursionCut { reference } if reference == "#")),
+        "{report:?}"
     );
 }
 
@@ -654,7 +714,7 @@ fn one_of_with_a_discriminator_becomes_any_of_where_needed() {
     );
     for target in Target::ALL {
         let conversion = one(&input, target);
-        let out = &conversion.tools[0];
+        let out = &conversion.tools[0].to_json();
         let shape = &parameters(out, target).unwrap()["properties"]["shape"];
         let (kept, gone) = match target {
             Target::Mcp | Target::Anthropic => ("oneOf", "anyOf"),
@@ -772,7 +832,7 @@ fn all_of_objects_are_merged_where_needed() {
     );
     for target in Target::ALL {
         let conversion = one(&input, target);
-        let out = &conversion.tools[0];
+        let out = &conversion.tools[0].to_json();
         let who = &parameters(out, target).unwrap()["properties"]["who"];
         match target {
             Target::Mcp | Target::Anthropic => {
@@ -790,21 +850,44 @@ fn all_of_objects_are_merged_where_needed() {
             assert_eq!(who["additionalProperties"], false, "{target}");
         }
     }
-    // Branches that conflict cannot be merged: kept (not strict) for OpenAI, said for Gemini.
-    let conflict = tool(
-        "conflict",
+    // Branches with bounds of one keyword merge into the tighter bound (their intersection).
+    let bounds = tool(
+        "bounds",
         json!({"type": "object", "properties": {
             "n": {"allOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 5}]}
         }, "required": ["n"]}),
     );
+    for target in [Target::ChatCompletions, Target::Responses, Target::Gemini] {
+        let conversion = one(&bounds, target);
+        let out = conversion.tools[0].to_json();
+        assert_eq!(
+            parameters(&out, target).unwrap()["properties"]["n"],
+            json!({"type": "integer", "minimum": 5}),
+            "{target}"
+        );
+        if target.is_openai() {
+            assert_eq!(strict_of(&out, target), true, "{target}");
+        }
+    }
+    // Branches that conflict cannot be merged: kept (not strict) for OpenAI, said for Gemini.
+    let conflict = tool(
+        "conflict",
+        json!({"type": "object", "properties": {
+            "n": {"allOf": [{"type": "string", "pattern": "^a"}, {"type": "string", "pattern": "b$"}]}
+        }, "required": ["n"]}),
+    );
     let chat = one(&conflict, Target::ChatCompletions);
-    assert_eq!(chat.tools[0]["function"]["strict"], false);
+    assert_eq!(chat.tools[0].to_json()["function"]["strict"], false);
+    // The `allOf` that stays is why.
+    let report = &chat.tools[0].rendering.report;
     assert!(
-        chat.diagnostics.iter().any(|d| d
-            .message
-            .contains("`allOf` is not supported in strict mode")),
-        "{:?}",
-        chat.diagnostics
+        input_changes_at(report, "/properties/n")
+            .any(|kind| matches!(kind, ChangeKind::Kept { keyword, .. } if keyword == "allOf")),
+        "{report:?}"
+    );
+    assert!(
+        not_strict_pointers(report).contains(&"/properties/n"),
+        "{report:?}"
     );
     let gemini = schema_of(&conflict, Target::Gemini);
     let n = &gemini["properties"]["n"];
@@ -835,7 +918,7 @@ fn conditionals_and_dependent_schemas_are_kept_or_described() {
     );
     for target in Target::ALL {
         let conversion = one(&input, target);
-        let out = &conversion.tools[0];
+        let out = &conversion.tools[0].to_json();
         let order = &parameters(out, target).unwrap()["properties"]["order"];
         let kept = ["if", "then", "else", "dependentSchemas"];
         if target == Target::Gemini {
@@ -856,13 +939,11 @@ fn conditionals_and_dependent_schemas_are_kept_or_described() {
         }
         if target.is_openai() {
             assert_eq!(strict_of(out, target), false, "{target}");
+            // The object that carries `if` is why.
+            let report = &conversion.tools[0].rendering.report;
             assert!(
-                conversion
-                    .diagnostics
-                    .iter()
-                    .any(|d| d.message.contains("`if` is not supported in strict mode")),
-                "{:?}",
-                conversion.diagnostics
+                not_strict_pointers(report).contains(&"/properties/order"),
+                "{report:?}"
             );
         }
     }
@@ -876,7 +957,7 @@ fn boolean_property_schemas_are_kept_or_replaced() {
     );
     for target in Target::ALL {
         let conversion = one(&input, target);
-        let out = &conversion.tools[0];
+        let out = &conversion.tools[0].to_json();
         let schema = parameters(out, target).unwrap();
         let (anything, never) = (
             &schema["properties"]["anything"],
@@ -898,11 +979,11 @@ fn boolean_property_schemas_are_kept_or_replaced() {
         }
         if target.is_openai() {
             assert_eq!(strict_of(out, target), false, "{target}");
+            // `true` accepts any value, which strict mode cannot express.
+            let report = &conversion.tools[0].rendering.report;
             assert!(
-                conversion.diagnostics.iter().any(|d| d.message
-                    == "`/properties/anything`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false"),
-                "{:?}",
-                conversion.diagnostics
+                not_strict_pointers(report).contains(&"/properties/anything"),
+                "{report:?}"
             );
         }
     }
@@ -929,22 +1010,27 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         }, "required": ["q"]})
         )
     ]);
-    let why = "`/properties/tags`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false";
+    // An open map (`additionalProperties` is a schema) cannot be strict.
+    let at = "/properties/tags";
     for target in [Target::ChatCompletions, Target::Responses] {
         let on = ConvertOptions {
             strict: Strictness::On,
             lenient: false,
         };
         match convert(&input, target, &on) {
-            Err(ConvertError::Rejected(rejected)) => assert_eq!(
-                rejected,
-                Rejected {
-                    index: 0,
-                    name: Some("labels".to_owned()),
-                    reasons: vec![why.to_owned()],
-                },
-                "{target}"
-            ),
+            Err(ConvertError::Rejected(rejected)) => {
+                assert_eq!(
+                    (rejected.index, rejected.name.as_deref()),
+                    (0, Some("labels")),
+                    "{target}"
+                );
+                // One reason, "`/pointer`: why".
+                assert_eq!(rejected.reasons.len(), 1, "{target}: {rejected}");
+                assert!(
+                    rejected.reasons[0].starts_with(&format!("`{at}`: ")),
+                    "{target}: {rejected}"
+                );
+            }
             other => panic!("{target}: {other:?}"),
         }
         let conversion = convert(
@@ -958,21 +1044,29 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         .unwrap();
         assert_eq!(conversion.rejected.len(), 1, "{target}");
         assert_eq!(conversion.tools.len(), 1, "{target}");
-        assert_eq!(strict_of(&conversion.tools[0], target), true, "{target}");
+        assert_eq!(
+            strict_of(&conversion.tools[0].to_json(), target),
+            true,
+            "{target}"
+        );
 
         // Auto: non-strict, with the reason.
         let auto = convert(&input, target, &ConvertOptions::default()).unwrap();
-        assert_eq!(strict_of(&auto.tools[0], target), false, "{target}");
-        assert_eq!(strict_of(&auto.tools[1], target), true, "{target}");
-        assert_eq!(
-            auto.diagnostics
-                .iter()
-                .map(|d| (d.tool.as_str(), d.message.as_str()))
-                .collect::<Vec<_>>(),
-            [("labels", why)],
-            "{target}"
+        let wire = auto.to_json();
+        assert_eq!(strict_of(&wire[0], target), false, "{target}");
+        assert_eq!(strict_of(&wire[1], target), true, "{target}");
+        let (labels, plain) = (
+            &auto.tools[0].rendering.report,
+            &auto.tools[1].rendering.report,
         );
-        let plain = parameters(&auto.tools[1], target).unwrap();
+        assert_eq!(not_strict_pointers(labels), [at], "{target}: {labels:?}");
+        assert_eq!(not_strict_pointers(plain), Vec::<&str>::new(), "{target}");
+        // `n` was made required and nullable; a `null` the model sends for it is removed.
+        assert_eq!(made_nullable(plain), [("", "n")], "{target}: {plain:?}");
+        let mut arguments = json!({"q": "x", "n": null});
+        auto.tools[1].restore_arguments(&mut arguments);
+        assert_eq!(arguments, json!({"q": "x"}), "{target}");
+        let plain = parameters(&wire[1], target).unwrap();
         assert_eq!(plain["required"], json!(["q", "n"]), "{target}");
         assert_eq!(plain["properties"]["n"]["type"], json!(["integer", "null"]));
 
@@ -983,20 +1077,26 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         };
         let conversion = convert(&input, target, &off).unwrap();
         assert!(conversion.rejected.is_empty());
-        for out in &conversion.tools {
+        let wire = conversion.to_json();
+        for out in &wire {
             assert_eq!(strict_of(out, target), false, "{target}");
         }
-        assert!(
-            conversion.diagnostics.is_empty(),
-            "{:?}",
-            conversion.diagnostics
-        );
-        let labels = parameters(&conversion.tools[0], target).unwrap();
+        for tool in &conversion.tools {
+            let report = &tool.rendering.report;
+            assert!(
+                report.changes().iter().all(|c| !matches!(
+                    c.kind,
+                    ChangeKind::NotStrict { .. } | ChangeKind::MadeRequired { .. }
+                )),
+                "{report:?}"
+            );
+        }
+        let labels = parameters(&wire[0], target).unwrap();
         assert_eq!(
             labels["properties"]["tags"]["additionalProperties"],
             json!({"type": "string"})
         );
-        let plain = parameters(&conversion.tools[1], target).unwrap();
+        let plain = parameters(&wire[1], target).unwrap();
         assert_eq!(plain["required"], json!(["q"]), "{target}");
         assert_eq!(plain["properties"]["n"]["type"], "integer", "{target}");
     }
@@ -1053,7 +1153,7 @@ fn const_next_to_a_disagreeing_enum_does_not_reach_openai_or_gemini() {
     let mut kept = Vec::new();
     for target in [Target::ChatCompletions, Target::Responses, Target::Gemini] {
         let conversion = convert(&input, target, &lenient()).unwrap();
-        for out in &conversion.tools {
+        for out in &conversion.to_json() {
             let schema = parameters(out, target).unwrap();
             if !keys_anywhere(schema, "const").is_empty() {
                 kept.push(format!(
@@ -1083,7 +1183,7 @@ fn deeply_nested_objects_from_json_text_convert() {
     let input = tool("deep", schema);
     for target in Target::ALL {
         let conversion = one(&input, target);
-        let out = &conversion.tools[0];
+        let out = &conversion.tools[0].to_json();
         let schema = parameters(out, target).unwrap();
         let leaf = format!("{}/description", "/properties/n".repeat(depth));
         assert_eq!(
@@ -1093,11 +1193,12 @@ fn deeply_nested_objects_from_json_text_convert() {
         );
         if target.is_openai() {
             assert_eq!(strict_of(out, target), false, "{target}");
-            assert!(
-                conversion.diagnostics.iter().any(|d| d.message
-                    == format!("`{}`: objects are nested more than 10 levels deep, more than strict mode allows; rendered with strict: false", "/properties/n".repeat(10))),
-                "{:?}",
-                conversion.diagnostics
+            // Said once, at the first object past 10 levels.
+            let report = &conversion.tools[0].rendering.report;
+            assert_eq!(
+                not_strict_pointers(report),
+                ["/properties/n".repeat(10)],
+                "{report:?}"
             );
         }
     }
@@ -1125,8 +1226,8 @@ fn exponential_references_stay_bounded() {
     );
     let started = std::time::Instant::now();
     for target in [Target::Mcp, Target::ChatCompletions, Target::Anthropic] {
-        let conversion = one(&input, target);
-        let schema = parameters(&conversion.tools[0], target).unwrap();
+        let out = one(&input, target).tools[0].to_json();
+        let schema = parameters(&out, target).unwrap();
         assert!(
             schema.to_string().len() < 5_000_000,
             "{target}: {} bytes",
@@ -1137,7 +1238,7 @@ fn exponential_references_stay_bounded() {
     // Gemini: expanded as far as the budget goes, the rest described; still bounded.
     let conversion = convert(&input, Target::Gemini, &lenient()).unwrap();
     assert!(conversion.rejected.is_empty());
-    let text = conversion.tools[0].to_string();
+    let text = conversion.tools[0].to_json().to_string();
     assert!(
         !text.contains("$ref") && text.len() < 5_000_000,
         "{} bytes",

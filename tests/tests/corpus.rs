@@ -1,29 +1,20 @@
 //! Conformance of `tooldef::convert` on real foreign MCP tool lists: the two corpora of
-//! `shared/corpus` (117 tools of github/github-mcp-server, 27 FastMCP tools), converted for every
-//! target and checked against the core issue's rules.
-//!
-//! The corpus lives beside the clone (`shared/corpus`, read-only); each test fails with a clear
-//! message when it is missing.
+//! `tests/fixtures/corpus` (117 tools of github/github-mcp-server, 27 FastMCP tools), converted
+//! for every target and checked against the core issue's rules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::Value;
-use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, Strictness, convert};
+use tooldef::convert::{
+    Conversion, ConvertError, ConvertOptions, Converted, Rejected, Strictness, convert,
+};
+use tooldef::report::{ChangeKind, Place};
 use tooldef::{SchemaError, Target};
 use tooldef_tests::{
-    OPENAI_FORMATS, assert_closed_with_all_required, default_sentence, is_object_node,
-    property_names, walk,
+    FASTMCP_CORPUS, GITHUB_CORPUS, OPENAI_FORMATS, assert_closed_with_all_required,
+    default_sentence, is_object_node, not_strict_pointers, property_names, walk,
 };
-
-const GITHUB: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/github-mcp-server.tools.json"
-);
-const FASTMCP: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/corpus/fastmcp-metabolic.tools.json"
-);
 
 /// Every keyword a Gemini `parameters` node may carry (docs/TARGET_RULES.md: Gemini refuses
 /// unknown names, so everything else is described).
@@ -48,7 +39,8 @@ const GEMINI_KEYWORDS: &[&str] = &[
 /// The FastMCP tools with a recursive type (`GeneRule`), which Gemini cannot express.
 const RECURSIVE_FOR_GEMINI: &[(usize, &str)] = &[(8, "add_reaction"), (10, "set_gene_rule")];
 
-/// The tools that cannot be strict for OpenAI, and exactly why (the diagnostics).
+/// The tools that cannot be strict for OpenAI, and exactly where (the report's `NotStrict`
+/// changes, `(tool, JSON Pointer)`).
 const GITHUB_NOT_STRICT: &[&str] = &["projects_write"];
 const FASTMCP_NOT_STRICT: &[&str] = &[
     "add_reaction",
@@ -56,27 +48,13 @@ const FASTMCP_NOT_STRICT: &[&str] = &[
     "community_fba",
     "set_objective",
 ];
-const FASTMCP_STRICT_DIAGNOSTICS: &[(&str, &str)] = &[
-    (
-        "add_reaction",
-        "`/properties/stoichiometry`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-    ),
-    (
-        "pathway_enrichment",
-        "`/properties/flux_changes`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-    ),
-    (
-        "community_fba",
-        "`/properties/member_models`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-    ),
-    (
-        "community_fba",
-        "`/properties/abundances/anyOf/0`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-    ),
-    (
-        "set_objective",
-        "`/properties/coefficients`: an open map (`additionalProperties` is a schema) cannot be strict; rendered with strict: false",
-    ),
+/// Each an open map (`additionalProperties` is a schema).
+const FASTMCP_NOT_STRICT_AT: &[(&str, &str)] = &[
+    ("add_reaction", "/properties/stoichiometry"),
+    ("pathway_enrichment", "/properties/flux_changes"),
+    ("community_fba", "/properties/member_models"),
+    ("community_fba", "/properties/abundances/anyOf/0"),
+    ("set_objective", "/properties/coefficients"),
 ];
 
 /// One corpus file: its bytes as read, and the parsed `tools/list` result.
@@ -127,8 +105,8 @@ impl Corpus {
 fn read(path: &'static str) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|err| {
         panic!(
-            "the tool corpus `{path}` cannot be read ({err}): these tests need the read-only \
-             `shared/corpus` directory beside the clone (see shared/corpus/README.md)"
+            "the tool corpus `{path}` cannot be read ({err}): it is part of the repository \
+             (`tests/fixtures/corpus`, see its README.md)"
         )
     })
 }
@@ -146,7 +124,10 @@ fn load(label: &'static str, path: &'static str) -> Corpus {
 }
 
 fn corpora() -> [Corpus; 2] {
-    [load("github", GITHUB), load("fastmcp", FASTMCP)]
+    [
+        load("github", GITHUB_CORPUS),
+        load("fastmcp", FASTMCP_CORPUS),
+    ]
 }
 
 fn lenient() -> ConvertOptions {
@@ -206,7 +187,7 @@ fn strict_flag(tool: &Value, target: Target) -> &Value {
 fn pairs<'a>(
     corpus: &'a Corpus,
     conversion: &'a Conversion,
-) -> impl Iterator<Item = (&'a Value, &'a Value)> + 'a {
+) -> impl Iterator<Item = (&'a Value, &'a Converted)> + 'a {
     let names = converted_names(corpus, conversion.target);
     assert_eq!(conversion.tools.len(), names.len(), "{}", corpus.label);
     names
@@ -318,11 +299,15 @@ fn every_tool_converts_for_every_target_except_recursion_for_gemini() {
                 })
                 .collect();
             assert_eq!(conversion.rejected, expected, "{} {target}", corpus.label);
-            let names: Vec<&str> = conversion
-                .tools
-                .iter()
-                .map(|t| out_name(t, target))
-                .collect();
+            let wire = conversion.to_json();
+            let names: Vec<&str> = wire.iter().map(|t| out_name(t, target)).collect();
+            assert_eq!(
+                names,
+                converted_names(&corpus, target),
+                "{} {target}",
+                corpus.label
+            );
+            let names: Vec<&str> = conversion.tools.iter().map(Converted::name).collect();
             assert_eq!(
                 names,
                 converted_names(&corpus, target),
@@ -358,12 +343,14 @@ fn openai_tools_are_strict_unless_they_cannot_be_and_follow_the_strict_rules() {
         for conversion in [&chat, &responses] {
             let target = conversion.target;
             let mut not_strict = Vec::new();
-            for (input, out) in pairs(&corpus, conversion) {
+            for (input, converted) in pairs(&corpus, conversion) {
+                let out = &converted.to_json();
                 let name = input["name"].as_str().unwrap();
                 let strict = match strict_flag(out, target) {
                     Value::Bool(b) => *b,
                     other => panic!("{name} {target}: `strict` is {other}"),
                 };
+                assert_eq!(converted.strict(), strict, "{name} {target}");
                 if !strict {
                     not_strict.push(name);
                 }
@@ -373,7 +360,7 @@ fn openai_tools_are_strict_unless_they_cannot_be_and_follow_the_strict_rules() {
             assert_eq!(not_strict, corpus.not_strict(), "{} {target}", corpus.label);
         }
         // Both OpenAI APIs get the same schemas.
-        for (c, r) in chat.tools.iter().zip(&responses.tools) {
+        for (c, r) in chat.to_json().iter().zip(&responses.to_json()) {
             assert_eq!(
                 parameters(c, Target::ChatCompletions),
                 parameters(r, Target::Responses)
@@ -437,113 +424,103 @@ fn tools_that_cannot_be_strict_say_why() {
     for corpus in corpora() {
         for target in [Target::ChatCompletions, Target::Responses] {
             let conversion = converted(&corpus, target);
-            let why: Vec<(&str, &str)> = conversion
-                .diagnostics
-                .iter()
-                .filter(|d| d.message.contains("strict"))
-                .map(|d| (d.tool.as_str(), d.message.as_str()))
-                .collect();
-            // Every such note is about a non-strict tool and ends the same way.
-            for (tool, message) in &why {
-                assert!(
-                    corpus.not_strict().contains(tool),
-                    "{target}: a strict-related note on strict tool `{tool}`: {message}"
+            // Every reason not to be strict, as (tool, pointer), with the node it names.
+            let mut why: Vec<(&str, &str)> = Vec::new();
+            let mut nodes: BTreeMap<(&str, &str), Value> = BTreeMap::new();
+            for tool in &conversion.tools {
+                let name = tool.original_name.as_str();
+                let pointers = not_strict_pointers(&tool.rendering.report);
+                // A tool says why exactly when it is not strict.
+                assert_eq!(
+                    pointers.is_empty(),
+                    tool.strict(),
+                    "{target} `{name}`: strict {} with reasons {pointers:?}",
+                    tool.strict()
                 );
-                assert!(
-                    message.ends_with("; rendered with strict: false"),
-                    "{message}"
-                );
+                let out = tool.to_json();
+                let schema = parameters(&out, target).expect("parameters");
+                for pointer in pointers {
+                    let node = schema.pointer(pointer).unwrap_or_else(|| {
+                        panic!("{target} `{name}`: `{pointer}` is not in {schema}")
+                    });
+                    nodes.insert((name, pointer), node.clone());
+                    why.push((name, pointer));
+                }
             }
             let explained: BTreeSet<&str> = why.iter().map(|(t, _)| *t).collect();
             let expected: BTreeSet<&str> = corpus.not_strict().iter().copied().collect();
             assert_eq!(explained, expected, "{} {target}", corpus.label);
+            let open_map = |node: &Value| {
+                node.get("additionalProperties")
+                    .is_some_and(Value::is_object)
+            };
+            let accepts_any_keys = |node: &Value| {
+                is_object_node(node)
+                    && node.get("additionalProperties") != Some(&Value::Bool(false))
+            };
             if corpus.label == "fastmcp" {
-                assert_eq!(why, FASTMCP_STRICT_DIAGNOSTICS, "{target}");
+                assert_eq!(why, FASTMCP_NOT_STRICT_AT, "{target}");
+                for (at, node) in &nodes {
+                    assert!(open_map(node), "{target} {at:?}: {node}");
+                }
             } else {
                 // `items` (a `oneOf` of objects next to `type: object`) and `updated_field`
                 // (likewise, and its `value` accepts any JSON value).
-                let messages: Vec<&str> = why.iter().map(|(_, m)| *m).collect();
+                let items = ("projects_write", "/properties/items/items");
                 assert!(
-                    messages.contains(
-                        &"`/properties/items/items`: an object that accepts any keys cannot be strict; rendered with strict: false"
-                    ),
-                    "{messages:#?}"
+                    nodes.get(&items).is_some_and(accepts_any_keys),
+                    "{target}: {why:#?}"
                 );
                 assert!(
-                    messages.iter().any(|m| m.starts_with("`/properties/updated_field")
-                        && m.ends_with(
-                            "/properties/value`: accepts any value (no `type`), which strict mode cannot express; rendered with strict: false"
-                        )),
-                    "{messages:#?}"
+                    nodes.iter().any(|((_, pointer), node)| pointer
+                        .starts_with("/properties/updated_field")
+                        && pointer.ends_with("/properties/value")
+                        && ["type", "anyOf", "enum", "const", "$ref"]
+                            .iter()
+                            .all(|k| node.get(k).is_none())),
+                    "{target}: {why:#?}"
                 );
                 assert!(
-                    messages
-                        .iter()
-                        .any(|m| m.starts_with("`/properties/updated_field")
-                            && m.contains("an object that accepts any keys cannot be strict")),
-                    "{messages:#?}"
+                    nodes.iter().any(|((_, pointer), node)| pointer
+                        .starts_with("/properties/updated_field")
+                        && accepts_any_keys(node)),
+                    "{target}: {why:#?}"
                 );
             }
         }
     }
 }
 
-/// docs/TARGET_RULES.md: a note starts "with where (a JSON Pointer in the rendered schema, or
-/// "the root")". Each pointer must name a node of the schema that was sent.
+/// docs/TARGET_RULES.md: a reason not to be strict says where, as a JSON Pointer in the rendered
+/// schema. Each must name a node of the schema that was sent. (`tests/reports.rs` checks the
+/// pointers of every change.)
 #[test]
-fn diagnostic_pointers_name_nodes_of_the_rendered_schema() {
+fn not_strict_pointers_name_nodes_of_the_rendered_schema() {
     let mut dangling = Vec::new();
+    let mut checked = 0;
     for corpus in corpora() {
-        for target in Target::ALL {
+        for target in [Target::ChatCompletions, Target::Responses] {
             let conversion = converted(&corpus, target);
-            let by_name: BTreeMap<&str, &Value> = pairs(&corpus, &conversion)
-                .map(|(input, out)| (input["name"].as_str().unwrap(), out))
-                .collect();
-            for diagnostic in &conversion.diagnostics {
-                let Some(rest) = diagnostic.message.strip_prefix('`') else {
-                    continue;
-                };
-                let Some(pointer) = rest.split('`').next().filter(|p| p.starts_with('/')) else {
-                    continue;
-                };
-                let out = by_name[diagnostic.tool.as_str()];
-                let schema = parameters(out, target).expect("parameters");
-                let message = &diagnostic.message;
-                let fits = match schema.pointer(pointer) {
-                    None => false,
-                    // The node named must be the one the note is about.
-                    Some(node) if message.contains("an object that accepts any keys") => {
-                        is_object_node(node)
-                            && node.get("additionalProperties") != Some(&Value::Bool(false))
+            for tool in &conversion.tools {
+                let out = tool.to_json();
+                let schema = parameters(&out, target).expect("parameters");
+                for change in tool.rendering.report.not_strict() {
+                    checked += 1;
+                    assert_eq!(change.place, Place::Input, "{change:?}");
+                    if schema.pointer(&change.pointer).is_none() {
+                        dangling.push(format!(
+                            "{} for {target}: `{}` ({:?})",
+                            tool.original_name, change.pointer, change.kind
+                        ));
                     }
-                    Some(node) if message.contains("accepts any value (no `type`)") => {
-                        node == &Value::Bool(true)
-                            || ["type", "anyOf", "enum", "const", "$ref"]
-                                .iter()
-                                .all(|k| node.get(k).is_none())
-                    }
-                    Some(node) if message.contains("an open map") => node
-                        .get("additionalProperties")
-                        .is_some_and(Value::is_object),
-                    Some(_) => true,
-                };
-                if !fits {
-                    dangling.push(format!(
-                        "{} for {target}: `{pointer}` is {} ({message})",
-                        diagnostic.tool,
-                        schema.pointer(pointer).map_or("missing".to_owned(), |n| n
-                            .to_string()
-                            .chars()
-                            .take(100)
-                            .collect())
-                    ));
                 }
             }
         }
     }
+    assert!(checked >= 10, "{checked} reasons");
     assert!(
         dangling.is_empty(),
-        "notes point at nodes the rendered schema does not have:\n{}",
+        "reasons point at nodes the rendered schema does not have:\n{}",
         dangling.join("\n")
     );
 }
@@ -562,17 +539,18 @@ fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
             .map(|r| r.name.as_deref().unwrap())
             .collect();
         assert_eq!(rejected, corpus.not_strict(), "{}", corpus.label);
+        // Each rejection gives, one reason each, where `Auto` says the tool is not strict.
+        let auto = converted(&corpus, Target::ChatCompletions);
         for r in &conversion.rejected {
-            assert!(
-                !r.reasons.is_empty()
-                    && r.reasons
-                        .iter()
-                        .any(|m| m.ends_with("; rendered with strict: false")),
-                "{r}"
-            );
+            let name = r.name.as_deref().unwrap();
+            let pointers = not_strict_pointers(&auto.get(name).unwrap().rendering.report);
+            assert_eq!(r.reasons.len(), pointers.len(), "{r}");
+            for (reason, pointer) in r.reasons.iter().zip(pointers) {
+                assert!(reason.starts_with(&format!("`{pointer}`: ")), "{r}");
+            }
         }
         for tool in &conversion.tools {
-            assert_eq!(tool["function"]["strict"], true);
+            assert_eq!(tool.to_json()["function"]["strict"], true);
         }
         let off = ConvertOptions {
             strict: Strictness::Off,
@@ -580,15 +558,19 @@ fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
         };
         let conversion = convert(&corpus.input, Target::Responses, &off).unwrap();
         assert_eq!(conversion.tools.len(), corpus.tools().len());
-        assert!(conversion.tools.iter().all(|t| t["strict"] == false));
-        assert!(
-            conversion
-                .diagnostics
-                .iter()
-                .all(|d| !d.message.contains("strict")),
-            "{:?}",
-            conversion.diagnostics
-        );
+        assert!(conversion.to_json().iter().all(|t| t["strict"] == false));
+        // Off: nothing to explain, and no property made required.
+        for tool in &conversion.tools {
+            assert!(
+                tool.rendering.report.changes().iter().all(|c| !matches!(
+                    c.kind,
+                    ChangeKind::NotStrict { .. } | ChangeKind::MadeRequired { .. }
+                )),
+                "{}: {:?}",
+                tool.original_name,
+                tool.rendering.report
+            );
+        }
     }
 }
 
@@ -600,7 +582,8 @@ fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
 fn gemini_parameters_use_only_the_openapi_subset() {
     for corpus in corpora() {
         let conversion = converted(&corpus, Target::Gemini);
-        for (input, out) in pairs(&corpus, &conversion) {
+        for (input, converted) in pairs(&corpus, &conversion) {
+            let out = &converted.to_json();
             let name = input["name"].as_str().unwrap();
             let Some(schema) = parameters(out, Target::Gemini) else {
                 assert!(
@@ -692,7 +675,8 @@ fn every_default_is_described_and_none_survives_but_for_mcp() {
     for corpus in corpora() {
         for target in Target::ALL {
             let conversion = converted(&corpus, target);
-            for (input, out) in pairs(&corpus, &conversion) {
+            for (input, converted) in pairs(&corpus, &conversion) {
+                let out = &converted.to_json();
                 let name = input["name"].as_str().unwrap();
                 let what = format!("{name} for {target}");
                 let input_schema = &input["inputSchema"];
@@ -756,7 +740,8 @@ fn object_valued_defaults_of_nested_models_are_spelled_compactly() {
     let bounds = r#"Default: {"lower":-1000.0,"upper":1000.0}."#;
     for target in Target::ALL {
         let conversion = converted(&fastmcp, target);
-        for (input, out) in pairs(&fastmcp, &conversion) {
+        for (input, converted) in pairs(&fastmcp, &conversion) {
+            let out = &converted.to_json();
             let name = input["name"].as_str().unwrap();
             let Some(schema) = parameters(out, target) else {
                 continue;
@@ -792,9 +777,12 @@ fn names_are_valid_for_each_target_reversible_and_distinct() {
         for target in Target::ALL {
             let conversion = converted(&corpus, target);
             let mut seen = BTreeSet::new();
-            for (input, out) in pairs(&corpus, &conversion) {
+            for (input, converted) in pairs(&corpus, &conversion) {
+                let out = &converted.to_json();
                 let original = input["name"].as_str().unwrap();
-                let name = out_name(out, target);
+                let name = converted.name();
+                assert_eq!(out_name(out, target), name);
+                assert_eq!(converted.original_name, original);
                 match target {
                     Target::Mcp => assert_eq!(name, original),
                     Target::Gemini => assert!(is_valid_gemini_name(name), "{name}"),
@@ -823,7 +811,8 @@ fn properties_keep_declaration_order() {
     for corpus in corpora() {
         for target in Target::ALL {
             let conversion = converted(&corpus, target);
-            for (input, out) in pairs(&corpus, &conversion) {
+            for (input, converted) in pairs(&corpus, &conversion) {
+                let out = &converted.to_json();
                 let name = input["name"].as_str().unwrap();
                 let expected = property_names(&input["inputSchema"]);
                 let Some(schema) = parameters(out, target) else {
@@ -922,7 +911,8 @@ fn json_schema_outputs_are_valid_2020_12() {
             Target::Anthropic,
         ] {
             let conversion = converted(&corpus, target);
-            for (input, out) in pairs(&corpus, &conversion) {
+            for (input, converted) in pairs(&corpus, &conversion) {
+                let out = &converted.to_json();
                 let what = format!("{} for {target}", input["name"]);
                 let schema = parameters(out, target).expect("parameters");
                 assert_eq!(schema["type"], "object", "{what}");
@@ -954,20 +944,20 @@ fn recursive_types_reach_gemini_cut_and_described() {
     let conversion = convert(&fastmcp.input, Target::Gemini, &ConvertOptions::default()).unwrap();
     for (index, name) in RECURSIVE_FOR_GEMINI {
         let tool = &conversion.tools[*index];
-        assert_eq!(tool["name"], *name);
-        let text = tool.to_string();
+        assert_eq!(tool.to_json()["name"], *name);
+        let text = tool.to_json().to_string();
         assert!(
             !text.contains("$ref") && !text.contains("$defs"),
             "{name}: {text}"
         );
         assert!(text.contains("A `GeneRule` again"), "{name}: {text}");
         assert!(
-            conversion
-                .diagnostics
-                .iter()
-                .any(|d| d.tool == *name && d.message.contains("#/$defs/GeneRule")),
+            tool.rendering.report.changes().iter().any(|c| matches!(
+                &c.kind,
+                ChangeKind::RecursionCut { reference } if reference == "#/$defs/GeneRule"
+            )),
             "{name}: {:?}",
-            conversion.diagnostics
+            tool.rendering.report
         );
     }
 }

@@ -134,8 +134,7 @@ fn no_parameter_is_lost() {
                     .unwrap_or_default();
                 for parameter in before {
                     assert!(
-                        after.contains(&parameter)
-                            || text.contains(&format!("`{parameter}`")),
+                        after.contains(&parameter) || text.contains(&format!("`{parameter}`")),
                         "{file}: `{parameter}` of {name} is lost for {target}:\n{out:#}"
                     );
                 }
@@ -262,7 +261,10 @@ fn lookaround_patterns_are_described_for_openai_and_kept_elsewhere() {
     }
     let anthropic = converted(&input, Target::Anthropic);
     let text = serde_json::to_string(&anthropic.to_json()).unwrap();
-    assert!(text.contains(r#""pattern":"#), "Anthropic takes any pattern non-strict");
+    assert!(
+        text.contains(r#""pattern":"#),
+        "Anthropic takes any pattern non-strict"
+    );
 }
 
 #[test]
@@ -277,12 +279,14 @@ fn long_descriptions_are_shortened_for_openai_only_and_the_cut_is_reported() {
             let sent = description_of(&converted.to_json(), target).to_owned();
             if target.is_openai() {
                 assert!(sent.chars().count() <= 1024, "{name} {target}");
-                assert!(full.starts_with(sent.trim_end_matches('…')), "{name}: {sent}");
                 assert!(
-                    kinds(converted).iter().any(|k| matches!(
-                        k,
-                        ChangeKind::DescriptionShortened { limit: 1024, .. }
-                    )),
+                    full.starts_with(sent.trim_end_matches('…')),
+                    "{name}: {sent}"
+                );
+                assert!(
+                    kinds(converted)
+                        .iter()
+                        .any(|k| matches!(k, ChangeKind::DescriptionShortened { limit: 1024, .. })),
                     "{name}"
                 );
             } else {

@@ -34,7 +34,10 @@ fn tool_lists() -> Vec<(String, Value)> {
     }
     let showcase: Vec<Value> = tooldef_examples::showcase::definitions()
         .into_iter()
-        .map(|d| d.to_json(Target::Mcp).expect("the showcase renders for MCP"))
+        .map(|d| {
+            d.to_json(Target::Mcp)
+                .expect("the showcase renders for MCP")
+        })
         .collect();
     lists.push(("the showcase".to_owned(), Value::Array(showcase)));
     assert!(lists.len() >= 17);
@@ -67,7 +70,11 @@ fn every_change_names_a_node_of_the_rendering() {
                 Some(s) => s.pointer(&change.pointer).is_some(),
                 None => change.pointer.is_empty(),
             };
-            assert!(found, "{label}: `{}` is not in the rendering: {change}", change.pointer);
+            assert!(
+                found,
+                "{label}: `{}` is not in the rendering: {change}",
+                change.pointer
+            );
         }
     };
     for definition in tooldef_examples::showcase::definitions() {
@@ -102,10 +109,10 @@ fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
         TargetTool::Gemini(t) => Some(t.description.clone()),
         _ => None,
     };
-    let schema = tool
-        .input_schema()
-        .cloned()
-        .map_or_else(|| json!({"type": "object", "properties": {}}), Value::Object);
+    let schema = tool.input_schema().cloned().map_or_else(
+        || json!({"type": "object", "properties": {}}),
+        Value::Object,
+    );
     let mut mcp = json!({"name": tool.name(), "inputSchema": schema});
     if let Some(description) = description.filter(|d| !d.is_empty()) {
         mcp["description"] = Value::from(description);
@@ -126,8 +133,7 @@ fn converting_a_rendering_again_changes_nothing() {
                     .unwrap_or_else(|err| panic!("{label} {target}: {err}"));
                 let twice = again.tools[0].to_json();
                 assert_eq!(
-                    once,
-                    twice,
+                    once, twice,
                     "{label}: {} for {target} changed when converted again",
                     converted.original_name
                 );

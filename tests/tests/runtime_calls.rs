@@ -658,7 +658,7 @@ async fn a_tool_returning_tool_output_passes_its_blocks_through() {
             structured: None,
         }
     );
-    assert_eq!(output.to_text(), "The harbour\n\n[image]");
+    assert_eq!(output.to_text(), "The harbour\n\n[image: image/png]");
 }
 
 #[tokio::test]

@@ -45,7 +45,8 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
             root.shift_insert(at, "properties".to_owned(), Value::Object(Map::new()));
             rec.record(ChangeKind::Added {
                 keyword: "properties".to_owned(),
-                why: "`{}`: the tool takes no arguments, which OpenAI wants said".to_owned(),
+                why: "`{}`: the tool takes no arguments (OpenAI requires `properties` on every object)"
+                    .to_owned(),
             });
         }
     }
@@ -96,6 +97,9 @@ mod tests {
     #[test]
     fn bool_roots_are_unchanged() {
         assert_same(&canonicalize_alone(json_schema!(true)), &json_schema!(true));
-        assert_same(&canonicalize_alone(json_schema!(false)), &json_schema!(false));
+        assert_same(
+            &canonicalize_alone(json_schema!(false)),
+            &json_schema!(false),
+        );
     }
 }

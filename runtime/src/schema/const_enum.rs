@@ -101,7 +101,11 @@ mod tests {
                 "enum": [{"const": "data, not a schema"}]
             }),
         );
-        check(ConstToEnum::default(), json_schema!(true), json_schema!(true));
+        check(
+            ConstToEnum::default(),
+            json_schema!(true),
+            json_schema!(true),
+        );
     }
 
     #[test]

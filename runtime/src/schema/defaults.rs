@@ -91,7 +91,7 @@ mod tests {
             "n": {"anyOf": [{"type": "string", "default": null}]}
         }});
         check(
-DescribeDefaults::new(false),
+            DescribeDefaults::new(false),
             input.clone(),
             json_schema!({"properties": {
                 "days": {"description": "How many days. Default: 3.", "type": "integer"},
@@ -120,7 +120,7 @@ DescribeDefaults::new(false),
             "dependentSchemas": {"a": {"default": 4}}
         });
         check(
-DescribeDefaults::new(false),
+            DescribeDefaults::new(false),
             data,
             json_schema!({
                 "description": "Default: {\"default\":1}.",

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::node::type_names;
+use super::node::{ANNOTATIONS, type_names};
 
 /// `text` trimmed, with a period added unless it already ends a sentence.
 pub(crate) fn ensure_period(text: &str) -> String {
@@ -45,14 +45,11 @@ fn description_text(node: &Map<String, Value>) -> Option<String> {
 fn holds_sentence(text: &str, sentence: &str) -> bool {
     let text = text.trim();
     text == sentence
-        || text
-            .match_indices(sentence)
-            .any(|(at, _)| {
-                let before = text[..at].chars().next_back();
-                let after = text[at + sentence.len()..].chars().next();
-                matches!(before, None | Some(' ' | '\n'))
-                    && matches!(after, None | Some(' ' | '\n'))
-            })
+        || text.match_indices(sentence).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + sentence.len()..].chars().next();
+            matches!(before, None | Some(' ' | '\n')) && matches!(after, None | Some(' ' | '\n'))
+        })
 }
 
 /// Whether the node's description already says `sentence`.
@@ -268,18 +265,6 @@ fn plural_type(ty: &str) -> String {
         other => format!("{other}s"),
     }
 }
-
-/// Keywords that say nothing about which values are accepted.
-const ANNOTATIONS: &[&str] = &[
-    "description",
-    "title",
-    "default",
-    "examples",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-];
 
 /// A short noun phrase for what a schema accepts: "a string", "an array of integers",
 /// "a string or null", "one of `a`, `b`", "any value"; compact JSON when nothing shorter fits.

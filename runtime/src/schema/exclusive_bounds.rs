@@ -34,19 +34,19 @@ impl Transform for IntegerExclusiveBounds {
             if is_integer_node(node) {
                 let changes = [
                     rewrite(
-                    node,
-                    "exclusiveMinimum",
-                    "minimum",
-                    |n| n.floor() + 1.0,
-                    |a, b| a >= b,
-                ),
-                rewrite(
-                    node,
-                    "exclusiveMaximum",
-                    "maximum",
-                    |n| n.ceil() - 1.0,
-                    |a, b| a <= b,
-                ),
+                        node,
+                        "exclusiveMinimum",
+                        "minimum",
+                        |n| n.floor() + 1.0,
+                        |a, b| a >= b,
+                    ),
+                    rewrite(
+                        node,
+                        "exclusiveMaximum",
+                        "maximum",
+                        |n| n.ceil() - 1.0,
+                        |a, b| a <= b,
+                    ),
                 ];
                 for change in changes.into_iter().flatten() {
                     self.rec.record(change);
@@ -93,7 +93,10 @@ fn rewrite(
     }
     Some(ChangeKind::Rewritten {
         from: format!("`{exclusive}: {limit}`"),
-        to: format!("`{inclusive}: {}` (the same bound for integers)", bound as i64),
+        to: format!(
+            "`{inclusive}: {}` (the same bound for integers)",
+            bound as i64
+        ),
     })
 }
 
@@ -131,7 +134,11 @@ mod tests {
             {"type": "integer", "exclusiveMinimum": true, "minimum": 1},
             {"type": "integer", "exclusiveMaximum": 1e300}
         ]});
-        check(IntegerExclusiveBounds::default(), untouched.clone(), untouched);
+        check(
+            IntegerExclusiveBounds::default(),
+            untouched.clone(),
+            untouched,
+        );
         check(
             IntegerExclusiveBounds::default(),
             json_schema!(true),

@@ -64,19 +64,36 @@ impl Recording for GeminiNumberFormats {
     }
 }
 
-/// The bounds an integer format implies: `None` when it is not one of schemars' formats.
-fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+/// The range of the Rust integer type schemars names by `format`; `None` when it is not one of
+/// schemars' integer formats. The one table of these ranges: the renderings state bounds from
+/// it, and the argument pipeline uses it to tell which bounds serde already enforces.
+pub(crate) fn integer_range(format: &str) -> Option<(f64, f64)> {
     Some(match format {
-        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
-        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
-        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
-        "uint8" => (Some(0), Some(u8::MAX.into())),
-        "uint16" => (Some(0), Some(u16::MAX.into())),
-        "uint32" => (Some(0), Some(u32::MAX.into())),
-        // Beyond 32 bits the bounds are noise to a model (and past 2^53 not exact in JSON).
-        "uint64" | "uint128" | "uint" => (Some(0), None),
-        "int64" | "int128" | "int" => (None, None),
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN as f64, i64::MAX as f64),
+        "int128" => (i128::MIN as f64, i128::MAX as f64),
+        "uint8" => (0.0, u8::MAX.into()),
+        "uint16" => (0.0, u16::MAX.into()),
+        "uint32" => (0.0, u32::MAX.into()),
+        "uint64" | "uint" => (0.0, u64::MAX as f64),
+        "uint128" => (0.0, u128::MAX as f64),
         _ => return None,
+    })
+}
+
+/// The bounds a rendering states for an integer format: both for 32 bits or fewer; beyond, the
+/// bounds are noise to a model (and past 2^53 not exact in JSON), and only an unsigned type's
+/// `minimum: 0` is said.
+fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+    let (min, max) = integer_range(format)?;
+    let small = min >= f64::from(i32::MIN) && max <= f64::from(u32::MAX);
+    // Within 32 bits, the bounds are whole numbers an `i64` holds exactly.
+    Some(if small {
+        (Some(min as i64), Some(max as i64))
+    } else {
+        ((min == 0.0).then_some(0), None)
     })
 }
 
@@ -203,7 +220,11 @@ mod tests {
             "dependentSchemas": {"x": true}
         });
         check(DropIntegerFormats::default(), other.clone(), other);
-        check(DropIntegerFormats::default(), json_schema!(false), json_schema!(false));
+        check(
+            DropIntegerFormats::default(),
+            json_schema!(false),
+            json_schema!(false),
+        );
     }
 
     #[test]

@@ -314,7 +314,11 @@ fn string_only_enum(node: &mut Map<String, Value>, rec: &mut Recorder) {
     // Gemini refuses an empty string among the values (its enum values are names).
     let has_empty = values.iter().any(|v| v.as_str() == Some(""));
     let types = type_names(node);
-    match (types.as_slice(), all_strings && !has_empty, node.contains_key("type")) {
+    match (
+        types.as_slice(),
+        all_strings && !has_empty,
+        node.contains_key("type"),
+    ) {
         (["string"], true, _) => {}
         ([], true, false) => {
             if let Some(at) = node.keys().position(|k| k == "enum") {
@@ -500,7 +504,11 @@ mod tests {
         );
         let odd = json_schema!({"type": 3, "anyOf": {"a": 1}, "enum": "x"});
         check(GeminiNullable::default(), odd.clone(), odd);
-        check(GeminiNullable::default(), json_schema!(false), json_schema!(false));
+        check(
+            GeminiNullable::default(),
+            json_schema!(false),
+            json_schema!(false),
+        );
     }
 
     #[test]
@@ -535,7 +543,11 @@ mod tests {
                 "list": {"items": {}}
             }}),
         );
-        check(ReplaceBoolSchemas::default(), json_schema!(true), json_schema!({}));
+        check(
+            ReplaceBoolSchemas::default(),
+            json_schema!(true),
+            json_schema!({}),
+        );
     }
 
     #[test]

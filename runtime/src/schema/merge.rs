@@ -4,19 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::describe::{join_texts, prepend_text};
-
-/// Keywords that say nothing about which values are accepted: beside a `$ref` they describe
-/// the field, and the field's own word wins over its type's.
-const ANNOTATIONS: &[&str] = &[
-    "title",
-    "default",
-    "examples",
-    "example",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
+use super::node::ANNOTATIONS;
 
 /// A referenced schema merged with the keywords written next to its `$ref`, so that the result
 /// accepts what both accept (draft 2020-12 applies a `$ref` and its siblings together).
@@ -62,6 +50,8 @@ pub(crate) fn merge_ref_siblings(
             ("description", _, _) => {
                 merged.insert(key, value);
             }
+            // Beside a `$ref` the annotations describe the field, and the field's own word wins
+            // over its type's.
             (annotation, _, _) if ANNOTATIONS.contains(&annotation) => {
                 merged.insert(key, value);
             }
@@ -207,7 +197,9 @@ fn intersect_types<'a>(a: &[&'a str], b: &[&str]) -> Vec<&'a str> {
     for &t in a {
         let kept = if b.contains(&t) {
             t
-        } else if (t == "number" && b.contains(&"integer")) || (t == "integer" && b.contains(&"number")) {
+        } else if (t == "number" && b.contains(&"integer"))
+            || (t == "integer" && b.contains(&"number"))
+        {
             "integer"
         } else {
             continue;
@@ -239,7 +231,8 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"description": "Temperature units.", "type": "string", "enum": ["c"]}),
             map(json!({"description": "Units to use", "default": "c", "type": "string"})),
-        ).unwrap();
+        )
+        .unwrap();
         assert_eq!(
             merged.to_string(),
             r#"{"description":"Units to use. Temperature units.","type":"string","enum":["c"],"default":"c"}"#
@@ -251,7 +244,8 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"title": "Point", "description": "A point."}),
             map(json!({"title": "Origin", "description": "A point."})),
-        ).unwrap();
+        )
+        .unwrap();
         assert_eq!(
             merged,
             json!({"title": "Origin", "description": "A point. Point. A point."})
@@ -259,18 +253,25 @@ mod tests {
         let merged = merge_ref_siblings(
             json!({"description": "A."}),
             map(json!({"description": "A."})),
-        ).unwrap();
+        )
+        .unwrap();
         assert_eq!(merged, json!({"description": "A."}));
     }
 
     #[test]
     fn ref_siblings_with_bool_targets() {
-        assert_eq!(merge_ref_siblings(json!(true), Map::new()).unwrap(), json!(true));
+        assert_eq!(
+            merge_ref_siblings(json!(true), Map::new()).unwrap(),
+            json!(true)
+        );
         assert_eq!(
             merge_ref_siblings(json!(true), map(json!({"description": "x"}))).unwrap(),
             json!({"description": "x"})
         );
-        assert_eq!(merge_ref_siblings(json!(false), Map::new()).unwrap(), json!(false));
+        assert_eq!(
+            merge_ref_siblings(json!(false), Map::new()).unwrap(),
+            json!(false)
+        );
         assert_eq!(
             merge_ref_siblings(json!(false), map(json!({"description": "x"}))).unwrap(),
             json!({"description": "x", "not": {}})
@@ -298,7 +299,9 @@ mod tests {
 
     #[test]
     fn conjunction_intersects_bounds_types_and_enums() {
-        let mut node = map(json!({"type": ["number", "null"], "minimum": 1, "maximum": 10, "enum": [1, 2, 3]}));
+        let mut node = map(
+            json!({"type": ["number", "null"], "minimum": 1, "maximum": 10, "enum": [1, 2, 3]}),
+        );
         merge_conjunction(
             &mut node,
             &json!({"type": "integer", "minimum": 2, "maximum": 20, "enum": [2, 3, 4]}),
@@ -332,7 +335,10 @@ mod tests {
         let mut node = map(json!({"type": "string", "minLength": 1}));
         let before = node.clone();
         assert_eq!(
-            merge_conjunction(&mut node, &json!({"minLength": 2, "pattern": "a", "type": "integer"})),
+            merge_conjunction(
+                &mut node,
+                &json!({"minLength": 2, "pattern": "a", "type": "integer"})
+            ),
             Err(Conflict("type".into()))
         );
         assert_eq!(node, before);

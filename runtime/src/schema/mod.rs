@@ -40,4 +40,5 @@ mod pipeline_tests;
 mod test_util;
 
 pub(crate) use canonical::canonicalize;
+pub(crate) use formats::integer_range;
 pub(crate) use pipeline::{Policy, render_for, render_output_for};

@@ -124,6 +124,20 @@ pub(crate) fn accepts_null(value: &Value) -> bool {
     !CONSTRAINING.iter().any(|k| node.contains_key(*k))
 }
 
+/// Keywords that say nothing about which values are accepted: they describe (`description`,
+/// `title`, `default`, `examples`…) or address schema authors (`$comment`).
+pub(crate) const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "default",
+    "examples",
+    "example",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
 /// Keywords that restrict which JSON types a value may have; a node with none of them accepts
 /// values of every type.
 pub(crate) const CONSTRAINING: &[&str] = &[

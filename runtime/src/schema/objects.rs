@@ -165,7 +165,11 @@ mod tests {
             {"properties": 3}
         ]});
         check(CloseObjects::default(), open.clone(), open);
-        check(CloseObjects::default(), json_schema!(true), json_schema!(true));
+        check(
+            CloseObjects::default(),
+            json_schema!(true),
+            json_schema!(true),
+        );
     }
 
     #[test]

@@ -6,6 +6,8 @@
 //! `DescribeDefaults` (so "Default: …" ends each description), and Gemini's property ordering
 //! comes last (it only reads the final `properties`).
 
+use std::borrow::Cow;
+
 use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
@@ -19,11 +21,11 @@ use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, 
 use super::inline_refs::{InlineRefs, inline_cutting_recursion};
 use super::objects::{CloseObjects, RemoveAdditionalProperties};
 use super::one_of::OneOfToAnyOf;
-use super::repair::RepairShapes;
-use super::root_combinators::FoldRootCombinators;
+use super::repair::{RepairShapes, needs_repair};
 use super::root::{normalize_root, object_root};
+use super::root_combinators::FoldRootCombinators;
 use super::strict::StrictRequiredNullable;
-use super::strict_check::{strict_blockers, strict_problems};
+use super::strict_check::strict_blockers;
 use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
@@ -148,7 +150,7 @@ const GEMINI_FORMATS: &[&str] = &["date-time", "enum", "int32", "int64", "float"
 
 /// Renders a canonical input schema for a target. Never mutates `canonical`.
 pub(crate) fn render_for(
-    canonical: &Schema,
+    canonical: Cow<'_, Schema>,
     target: Target,
     policy: Policy,
 ) -> Result<TargetSchema, SchemaError> {
@@ -164,7 +166,7 @@ pub(crate) fn render_for(
 /// pipeline without closing objects (a tool's output may carry more than its schema lists);
 /// other targets have no output schemas and get their (non-strict) input rendering.
 pub(crate) fn render_output_for(
-    canonical: &Schema,
+    canonical: Cow<'_, Schema>,
     target: Target,
     recursion: RecursionPolicy,
 ) -> Result<TargetSchema, SchemaError> {
@@ -203,6 +205,8 @@ struct Present {
     constant: bool,
     format: bool,
     default: bool,
+    /// Some node has a shape `RepairShapes` repairs.
+    repair: bool,
 }
 
 impl Present {
@@ -214,6 +218,7 @@ impl Present {
 
     fn scan(&mut self, schema: &Schema) {
         if let Some(node) = schema.as_object() {
+            self.repair = self.repair || needs_repair(node);
             for key in node.keys() {
                 match key.as_str() {
                     "$ref" | "$defs" | "definitions" => self.refs = true,
@@ -233,9 +238,11 @@ impl Present {
 }
 
 impl Run {
-    /// Starts from a clone of `canonical` with its root normalised.
-    fn new(canonical: &Schema, policy: Policy) -> Self {
-        let mut schema = canonical.clone();
+    /// Starts from `canonical` (a copy, unless it is owned) with its root normalised.
+    fn new(canonical: Cow<'_, Schema>, policy: Policy) -> Self {
+        // A definition rendered once and thrown away (a foreign tool) gives its schema up;
+        // a cached one is copied.
+        let mut schema = canonical.into_owned();
         let mut rec = Recorder::default();
         normalize_root(&mut schema, &mut rec);
         let present = Present::of(&schema);
@@ -308,7 +315,7 @@ impl Run {
 /// said in words (and kept for MCP); objects closed unless this is an output schema. Anthropic
 /// refuses combinators at the root, so they are folded into one object.
 fn full_schema(
-    canonical: &Schema,
+    canonical: Cow<'_, Schema>,
     target: Target,
     policy: Policy,
     close_objects: bool,
@@ -321,7 +328,10 @@ fn full_schema(
         ..FoldRootCombinators::default()
     });
     run.apply_if(present.title, MergeTitles::default())
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
+        .apply_if(
+            present.one_of || present.any_of,
+            CollapseUnitEnums::default(),
+        )
         .apply_if(present.format, DropIntegerFormats::default());
     if close_objects {
         run.apply(CloseObjects::default());
@@ -330,33 +340,50 @@ fn full_schema(
     Ok(run)
 }
 
-/// OpenAI: strict when asked and possible; otherwise the same pipeline without
-/// `StrictRequiredNullable`, with the reasons in the report.
+/// OpenAI: one pipeline; when strict mode is asked for and nothing but optional properties stands
+/// in its way (`strict_blockers`), `StrictRequiredNullable` makes every property required and
+/// the rendering strict; otherwise the reasons go into the report.
 fn openai(
-    canonical: &Schema,
+    canonical: Cow<'_, Schema>,
     target: Target,
     policy: Policy,
 ) -> Result<TargetSchema, SchemaError> {
-    if policy.strict {
-        let run = openai_run(canonical, target, policy, true)?;
-        if strict_problems(&run.schema).is_empty() {
-            let mut rendered = run.finish(target)?;
-            rendered.strict = true;
-            return Ok(rendered);
-        }
-    }
-    let run = openai_run(canonical, target, policy, false)?;
-    // The reasons are found again in the schema that is sent, so that their pointers name its
-    // nodes; optional properties are no reason (the strict attempt had made them required).
-    let reasons = if policy.strict {
+    let mut run = Run::new(canonical, policy);
+    let present = run.present;
+    run.inline_refs(target, true)?
+        .apply(FoldRootCombinators::default())
+        .apply_if(present.title, MergeTitles::default())
+        .apply_if(
+            present.one_of || present.any_of,
+            CollapseUnitEnums::default(),
+        )
+        .apply_if(present.one_of, OneOfToAnyOf::default())
+        .apply_if(present.constant, ConstToEnum::default())
+        .apply_if(present.all_of, SimplifyAllOf::new(false))
+        .apply_if(present.format, DropIntegerFormats::default())
+        .apply_if(present.repair, RepairShapes::default())
+        .apply(DescribeUnsupported {
+            plain_patterns_only: true,
+            ..DescribeUnsupported::new(OPENAI_UNSUPPORTED, OPENAI_FORMATS, None)
+        })
+        .apply(CloseObjects::default());
+    // Optional properties are no reason: making every property required (and nullable) is
+    // what strict mode's last step does.
+    let blockers = if policy.strict {
         strict_blockers(&run.schema)
     } else {
         Vec::new()
     };
+    let strict = policy.strict && blockers.is_empty();
+    if strict {
+        run.apply(StrictRequiredNullable::default());
+    }
+    run.apply_if(present.default, DescribeDefaults::new(false));
     let mut rendered = run.finish(target)?;
+    rendered.strict = strict;
     rendered
         .changes
-        .extend(reasons.into_iter().map(|(pointer, why)| Change {
+        .extend(blockers.into_iter().map(|(pointer, why)| Change {
             place: policy.place,
             pointer,
             kind: ChangeKind::NotStrict { why },
@@ -364,50 +391,24 @@ fn openai(
     Ok(rendered)
 }
 
-fn openai_run(
-    canonical: &Schema,
-    target: Target,
-    policy: Policy,
-    strict: bool,
-) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical, policy);
-    let present = run.present;
-    run.inline_refs(target, true)?
-        .apply(FoldRootCombinators::default())
-        .apply_if(present.title, MergeTitles::default())
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
-        .apply_if(present.one_of, OneOfToAnyOf::default())
-        .apply_if(present.constant, ConstToEnum::default())
-        .apply_if(present.all_of, SimplifyAllOf::new(false))
-        .apply_if(present.format, DropIntegerFormats::default())
-        .apply(RepairShapes::default())
-        .apply(DescribeUnsupported {
-            plain_patterns_only: true,
-            ..DescribeUnsupported::new(OPENAI_UNSUPPORTED, OPENAI_FORMATS, None)
-        })
-        .apply(CloseObjects::default());
-    if strict {
-        run.apply(StrictRequiredNullable::default());
-    }
-    run.apply_if(present.default, DescribeDefaults::new(false));
-    Ok(run)
-}
-
 /// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (a recursive type is an error,
 /// or cut and described, as the policy says).
-fn gemini(canonical: &Schema, target: Target, policy: Policy) -> Result<Run, SchemaError> {
+fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical, policy);
     let present = run.present;
     run.inline_refs(target, false)?
         .apply(FoldRootCombinators::default())
         .apply_if(present.title, MergeTitles::default())
-        .apply_if(present.one_of || present.any_of, CollapseUnitEnums::default())
+        .apply_if(
+            present.one_of || present.any_of,
+            CollapseUnitEnums::default(),
+        )
         .apply_if(present.constant, ConstToEnum::default())
         .apply_if(present.one_of, OneOfToAnyOf::default())
         .apply_if(present.all_of, SimplifyAllOf::new(true))
         .apply(GeminiNumberFormats::default())
         .apply(IntegerExclusiveBounds::default())
-        .apply(RepairShapes::default())
+        .apply_if(present.repair, RepairShapes::default())
         .apply(DescribeUnsupported::new(
             GEMINI_UNSUPPORTED,
             GEMINI_FORMATS,

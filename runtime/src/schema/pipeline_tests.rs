@@ -3,8 +3,8 @@
 use schemars::Schema;
 use serde_json::{Map, Value, json};
 
-use super::walk::for_each_subschema;
 use super::pipeline::TargetSchema;
+use super::walk::for_each_subschema;
 use super::{Policy, canonicalize, render_for, render_output_for};
 use crate::RecursionPolicy;
 use crate::report::{ChangeKind, Place, Recorder};
@@ -23,7 +23,7 @@ fn weather() -> Schema {
 /// Renders as a Rust tool asks: strict or not, recursion refused where `$ref` is unavailable.
 fn render(canonical: &Schema, target: Target, strict: bool) -> Result<TargetSchema, SchemaError> {
     render_for(
-        canonical,
+        std::borrow::Cow::Borrowed(canonical),
         target,
         Policy {
             strict,
@@ -418,7 +418,10 @@ fn recursion_is_kept_where_possible_and_refused_by_gemini() {
         let r = render(&recursive(), target, true).unwrap();
         // A recursive type stays a reference wherever it is used, so that rendering the
         // rendering again writes out nothing more.
-        assert_eq!(r.schema["properties"]["root"], json!({"$ref": "#/$defs/Node"}));
+        assert_eq!(
+            r.schema["properties"]["root"],
+            json!({"$ref": "#/$defs/Node"})
+        );
         assert_eq!(
             r.schema["$defs"]["Node"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Node"})
@@ -483,7 +486,12 @@ fn no_parameters_render_as_an_empty_object() {
 
 #[test]
 fn mcp_output_schemas_stay_open() {
-    let r = render_output_for(&weather(), Target::Mcp, RecursionPolicy::Refuse).unwrap();
+    let r = render_output_for(
+        std::borrow::Cow::Owned(weather()),
+        Target::Mcp,
+        RecursionPolicy::Refuse,
+    )
+    .unwrap();
     assert_eq!(property_order(&r.schema), DECLARED);
     assert_eq!(
         r.schema["additionalProperties"], false,
@@ -494,7 +502,14 @@ fn mcp_output_schemas_stay_open() {
         None
     );
     assert_eq!(r.schema["properties"]["days"]["default"], 3);
-    assert!(render_output_for(&weather(), Target::Gemini, RecursionPolicy::Refuse).is_ok());
+    assert!(
+        render_output_for(
+            std::borrow::Cow::Owned(weather()),
+            Target::Gemini,
+            RecursionPolicy::Refuse
+        )
+        .is_ok()
+    );
 }
 
 /// A foreign (pydantic, draft-07 style) schema: `definitions`, `allOf: [{$ref}]` with siblings,

@@ -42,10 +42,55 @@ impl Transform for RepairShapes {
 /// Keywords that only say something about objects.
 const OBJECT_KEYWORDS: &[&str] = &["properties", "required", "additionalProperties"];
 
+/// Whether a node has something [`RepairShapes`] repairs: one pass over its few keys, so that
+/// the schemas that need nothing (nearly all) cost no hashed lookups.
+pub(crate) fn needs_repair(node: &Map<String, Value>) -> bool {
+    let (mut array, mut object, mut typed, mut items) = (false, false, false, false);
+    let (mut object_keywords, mut required, mut properties) = (false, None, None);
+    for (key, value) in node {
+        match key.as_str() {
+            "type" => {
+                typed = true;
+                let mut each = |t: &str| {
+                    array |= t == "array";
+                    object |= t == "object";
+                };
+                match value {
+                    Value::String(t) => each(t),
+                    Value::Array(ts) => ts.iter().filter_map(Value::as_str).for_each(each),
+                    _ => {}
+                }
+            }
+            "items" | "prefixItems" => items = true,
+            "required" => {
+                object_keywords = true;
+                required = value.as_array();
+            }
+            "properties" => {
+                object_keywords = true;
+                properties = value.as_object();
+            }
+            "additionalProperties" => object_keywords = true,
+            _ => {}
+        }
+    }
+    if array && !items || typed && !object && object_keywords {
+        return true;
+    }
+    required.is_some_and(|names| {
+        names
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|n| properties.is_none_or(|p| !p.contains_key(n)))
+    })
+}
+
 fn repair(node: &mut Map<String, Value>, rec: &mut Recorder) {
+    if !needs_repair(node) {
+        return;
+    }
     let types: Vec<String> = type_names(node).into_iter().map(str::to_owned).collect();
-    if has_type(node, "array") && !node.contains_key("items") && !node.contains_key("prefixItems")
-    {
+    if has_type(node, "array") && !node.contains_key("items") && !node.contains_key("prefixItems") {
         node.insert("items".to_owned(), Value::Object(Map::new()));
         rec.record(ChangeKind::Added {
             keyword: "items".to_owned(),
@@ -98,7 +143,10 @@ fn undeclared_required(node: &mut Map<String, Value>, rec: &mut Recorder) {
         && !node.contains_key("patternProperties");
     if closed {
         if let Some(Value::Array(required)) = node.get_mut("required") {
-            required.retain(|name| name.as_str().is_none_or(|n| !undeclared.iter().any(|u| u == n)));
+            required.retain(|name| {
+                name.as_str()
+                    .is_none_or(|n| !undeclared.iter().any(|u| u == n))
+            });
         }
         for name in undeclared {
             rec.record(ChangeKind::Removed {
@@ -175,7 +223,11 @@ mod tests {
             }}),
         );
         assert_eq!(t.rec.changes().len(), 2);
-        assert!(t.rec.changes()[0].to_string().contains("this node is a string"));
+        assert!(
+            t.rec.changes()[0]
+                .to_string()
+                .contains("this node is a string")
+        );
     }
 
     #[test]
@@ -197,6 +249,10 @@ mod tests {
         );
         assert_eq!(t.rec.changes().len(), 4);
         assert_eq!(t.rec.changes()[0].pointer, "/properties/closed");
-        check(RepairShapes::default(), json_schema!(true), json_schema!(true));
+        check(
+            RepairShapes::default(),
+            json_schema!(true),
+            json_schema!(true),
+        );
     }
 }

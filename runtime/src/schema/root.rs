@@ -9,7 +9,7 @@ use crate::report::{ChangeKind, Recorder};
 use crate::{SchemaError, Target};
 
 /// Keywords that leave a root "without parameters" when they are all it has.
-const ANNOTATIONS: &[&str] = &["description", "$comment", "$id", "$defs", "definitions"];
+const NO_PARAMETERS: &[&str] = &["description", "$comment", "$id", "$defs", "definitions"];
 
 /// Prepares a root before the transforms: drops `$schema` and `title` (as `canonicalize` does,
 /// for roots that skipped it), turns "no parameters" (`true`, `{}`) into
@@ -24,7 +24,10 @@ pub(crate) fn normalize_root(schema: &mut Schema, rec: &mut Recorder) {
     };
     for (keyword, why) in [
         ("$schema", "the dialect is the target's own"),
-        ("title", "the tool's name and description say what the arguments are"),
+        (
+            "title",
+            "the tool's name and description say what the arguments are",
+        ),
     ] {
         if take(root, keyword).is_some() {
             rec.record(ChangeKind::Removed {
@@ -37,7 +40,7 @@ pub(crate) fn normalize_root(schema: &mut Schema, rec: &mut Recorder) {
         keyword: keyword.to_owned(),
         why: why.to_owned(),
     };
-    if root.keys().all(|k| ANNOTATIONS.contains(&k.as_str())) {
+    if root.keys().all(|k| NO_PARAMETERS.contains(&k.as_str())) {
         root.shift_insert(0, "type".into(), json!("object"));
         root.shift_insert(1, "properties".into(), json!({}));
         rec.record(added(

@@ -261,7 +261,10 @@ impl FoldRootCombinators {
         }
         append_sentences(root, sentence.as_slice());
         self.rec.record(ChangeKind::Rewritten {
-            from: format!("a root `{keyword}` of {n} object schemas"),
+            from: format!(
+                "a root `{keyword}` of {n} object schema{}",
+                if n == 1 { "" } else { "s" }
+            ),
             to: "one object with all their properties, required where every form requires \
                  them, the forms said in the description"
                 .to_owned(),
@@ -287,11 +290,8 @@ fn one_of_variants(mut schemas: Vec<Value>) -> Value {
         return schemas.pop().unwrap_or(Value::Bool(true));
     }
     let first_description = schemas[0].get("description").cloned();
-    let shared = first_description.filter(|d| {
-        schemas
-            .iter()
-            .all(|s| s.get("description") == Some(d))
-    });
+    let shared =
+        first_description.filter(|d| schemas.iter().all(|s| s.get("description") == Some(d)));
     let mut node = Map::new();
     if let Some(description) = shared {
         for schema in &mut schemas {
@@ -477,6 +477,10 @@ mod tests {
             typed,
         );
         let strings = json_schema!({"anyOf": [{"type": "string"}]});
-        check(FoldRootCombinators::default(), strings.clone(), json_schema!({"anyOf": [{"type": "string"}]}));
+        check(
+            FoldRootCombinators::default(),
+            strings.clone(),
+            json_schema!({"anyOf": [{"type": "string"}]}),
+        );
     }
 }

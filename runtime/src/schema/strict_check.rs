@@ -39,7 +39,10 @@ const MAX_DEPTH: usize = 10;
 /// One reason a schema cannot be strict: where (a JSON Pointer), and why.
 pub(crate) type Problem = (String, String);
 
-/// The reasons `schema` cannot be sent with `strict: true`; empty when it can.
+/// The reasons `schema` cannot be sent with `strict: true`; empty when it can. Rendering needs
+/// only [`strict_blockers`] (it makes every property required itself); this is the whole rule,
+/// for tests.
+#[cfg(test)]
 pub(crate) fn strict_problems(schema: &Schema) -> Vec<Problem> {
     check_all(schema, true)
 }
@@ -194,15 +197,42 @@ mod tests {
         assert_eq!(
             strict_problems(&schema),
             [
-                ("".to_owned(), "an `anyOf` cannot be the root in strict mode".to_owned()),
-                ("/properties/tags".to_owned(), "an open map (`additionalProperties` is a schema) cannot be strict".to_owned()),
-                ("/properties/value".to_owned(), "accepts any value (no `type`), which strict mode cannot express".to_owned()),
-                ("/properties/untyped".to_owned(), "accepts any value (no `type`), which strict mode cannot express".to_owned()),
-                ("/properties/loose".to_owned(), "an object that accepts any keys cannot be strict".to_owned()),
-                ("/properties/loose".to_owned(), "property `x` is not required".to_owned()),
-                ("/properties/ref".to_owned(), "a `$ref` with keywords beside it cannot be strict".to_owned()),
-                ("/properties/both".to_owned(), "`oneOf` is not supported in strict mode".to_owned()),
-                ("/properties/never".to_owned(), "the `false` schema (accepts nothing) cannot be strict".to_owned()),
+                (
+                    "".to_owned(),
+                    "an `anyOf` cannot be the root in strict mode".to_owned()
+                ),
+                (
+                    "/properties/tags".to_owned(),
+                    "an open map (`additionalProperties` is a schema) cannot be strict".to_owned()
+                ),
+                (
+                    "/properties/value".to_owned(),
+                    "accepts any value (no `type`), which strict mode cannot express".to_owned()
+                ),
+                (
+                    "/properties/untyped".to_owned(),
+                    "accepts any value (no `type`), which strict mode cannot express".to_owned()
+                ),
+                (
+                    "/properties/loose".to_owned(),
+                    "an object that accepts any keys cannot be strict".to_owned()
+                ),
+                (
+                    "/properties/loose".to_owned(),
+                    "property `x` is not required".to_owned()
+                ),
+                (
+                    "/properties/ref".to_owned(),
+                    "a `$ref` with keywords beside it cannot be strict".to_owned()
+                ),
+                (
+                    "/properties/both".to_owned(),
+                    "`oneOf` is not supported in strict mode".to_owned()
+                ),
+                (
+                    "/properties/never".to_owned(),
+                    "the `false` schema (accepts nothing) cannot be strict".to_owned()
+                ),
             ]
         );
     }

@@ -169,6 +169,10 @@ mod tests {
                 "additionalProperties": {"description": "Value"}
             }),
         );
-        check(MergeTitles::default(), json_schema!(false), json_schema!(false));
+        check(
+            MergeTitles::default(),
+            json_schema!(false),
+            json_schema!(false),
+        );
     }
 }

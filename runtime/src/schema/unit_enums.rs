@@ -30,7 +30,8 @@ impl Transform for CollapseUnitEnums {
                 self.rec.record(change);
                 let here = self.rec.pointer.clone();
                 for i in 0..n {
-                    self.rec.moved(format!("{here}/{keyword}/{i}"), here.clone());
+                    self.rec
+                        .moved(format!("{here}/{keyword}/{i}"), here.clone());
                 }
             }
         }
@@ -221,7 +222,11 @@ mod tests {
         check(CollapseUnitEnums::default(), has_enum.clone(), has_enum);
         let type_array = json_schema!({"oneOf": [{"const": "a", "type": ["string"]}]});
         check(CollapseUnitEnums::default(), type_array.clone(), type_array);
-        check(CollapseUnitEnums::default(), json_schema!(true), json_schema!(true));
+        check(
+            CollapseUnitEnums::default(),
+            json_schema!(true),
+            json_schema!(true),
+        );
     }
 
     #[test]

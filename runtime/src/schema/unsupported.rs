@@ -136,7 +136,11 @@ impl DescribeUnsupported {
     fn describe(&mut self, node: &mut Map<String, Value>) {
         // Every step below only touches listed keywords, and most nodes have none: one pass over
         // their few keys saves some thirty hashed lookups that would all miss.
-        if !node.keys().any(|k| self.listed(k)) && !self.refused_pattern(node) {
+        let pattern_check = self.plain_patterns_only;
+        if !node
+            .keys()
+            .any(|k| self.listed(k) || (pattern_check && k == "pattern"))
+        {
             return;
         }
         let format_kept = self.format_kept(node);
@@ -154,7 +158,10 @@ impl DescribeUnsupported {
         }
         // OpenAPI's singular `example` holds one value (which may itself be an array).
         if let Some(example) = self.take(node, "example") {
-            out.say_all(&["example"], examples_sentence(&Value::Array(vec![example])));
+            out.say_all(
+                &["example"],
+                examples_sentence(&Value::Array(vec![example])),
+            );
         }
         if let Some(Value::Bool(true)) = self.take(node, "deprecated") {
             out.say(&["deprecated"], "Deprecated.".to_owned());
@@ -587,7 +594,11 @@ mod tests {
 
     #[test]
     fn allowed_list_removes_everything_else() {
-        let gemini = DescribeUnsupported::new(&[], &["date-time"], Some(&["type", "description", "properties", "format", "deprecated"]));
+        let gemini = DescribeUnsupported::new(
+            &[],
+            &["date-time"],
+            Some(&["type", "description", "properties", "format", "deprecated"]),
+        );
         check(
             gemini,
             json_schema!({"type": "object", "properties": {

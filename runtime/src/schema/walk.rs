@@ -76,10 +76,16 @@ pub(crate) enum Child<'a> {
 impl Loc<'_> {
     /// Appends this location to a JSON Pointer (`/properties/city`), escaping `~` and `/`.
     pub(crate) fn push_to(&self, pointer: &mut String) {
-        push_segment(pointer, self.keyword);
+        // Keywords never need escaping; this runs for every node every transform visits.
+        pointer.push('/');
+        pointer.push_str(self.keyword);
         match self.child {
             Child::None => {}
             Child::Name(name) => push_segment(pointer, name),
+            Child::Index(i) if i < 10 => {
+                pointer.push('/');
+                pointer.push(char::from(b'0' + i as u8));
+            }
             Child::Index(i) => {
                 // Writing to a String cannot fail.
                 let _ = write!(pointer, "/{i}");
@@ -91,7 +97,7 @@ impl Loc<'_> {
 fn push_segment(pointer: &mut String, segment: &str) {
     pointer.push('/');
     // Nearly every segment needs no escaping: skip the two allocations `replace` would make.
-    if segment.contains(['~', '/']) {
+    if segment.bytes().any(|b| b == b'~' || b == b'/') {
         pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
     } else {
         pointer.push_str(segment);

@@ -12,6 +12,9 @@ pub use gemini::GeminiFunctionDeclaration;
 pub use mcp::{McpTool, McpToolAnnotations};
 pub use responses::ResponsesTool;
 
+use std::borrow::Cow;
+
+use schemars::Schema;
 use serde::Serialize;
 
 use crate::report::{Change, ChangeKind, Place, Report};
@@ -171,6 +174,9 @@ mod tests {
 }
 
 /// A tool in one target's wire shape; serialises to exactly the provider's JSON.
+// The MCP tool is the largest (annotations, icons, output schema); boxing it would put every
+// rendering's access to it behind a pointer for no saving: renderings live one per tool.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TargetTool {
@@ -193,12 +199,28 @@ pub(crate) fn render(
     target: Target,
     name: &str,
 ) -> Result<Rendering, SchemaError> {
+    render_input(
+        definition,
+        Cow::Borrowed(definition.input_schema()),
+        target,
+        name,
+    )
+}
+
+/// [`render`] with the input schema given apart: owned by a caller that renders a definition
+/// once and throws it away, so that it is not copied.
+pub(crate) fn render_input(
+    definition: &ToolDefinition,
+    input: Cow<'_, Schema>,
+    target: Target,
+    name: &str,
+) -> Result<Rendering, SchemaError> {
     let policy = Policy {
         strict: definition.strict(),
         recursion: definition.recursion(),
         place: Place::Input,
     };
-    let input = schema::render_for(definition.input_schema(), target, policy)?;
+    let input = schema::render_for(input, target, policy)?;
     // The output schema is sent to MCP only: what canonicalising it changed concerns MCP alone.
     let canonical = definition
         .canonical_changes()
@@ -222,8 +244,11 @@ pub(crate) fn render(
         Target::Mcp => {
             let output_schema = match definition.output_schema() {
                 Some(output) => {
-                    let rendered =
-                        schema::render_output_for(output, Target::Mcp, definition.recursion())?;
+                    let rendered = schema::render_output_for(
+                        Cow::Borrowed(output),
+                        Target::Mcp,
+                        definition.recursion(),
+                    )?;
                     report.extend(rendered.changes);
                     Some(rendered.schema)
                 }
@@ -317,8 +342,7 @@ pub(crate) fn shorten(text: &str, limit: usize) -> String {
     let sentence_end = head
         .match_indices(['.', '!', '?'])
         .map(|(at, mark)| at + mark.len())
-        .filter(|&at| head[at..].chars().next().is_none_or(char::is_whitespace))
-        .next_back();
+        .rfind(|&at| head[at..].chars().next().is_none_or(char::is_whitespace));
     if let Some(at) = sentence_end.filter(|&at| enough(at)) {
         return head[..at].to_owned();
     }
@@ -340,7 +364,7 @@ mod shorten_tests {
     fn cuts_at_paragraphs_then_sentences_then_words() {
         let para = format!("{}\n\n{}", "a".repeat(60), "b".repeat(60));
         assert_eq!(shorten(&para, 100), "a".repeat(60));
-        let sentences = format!("{} {} {}", "One.".repeat(1), "x".repeat(50) + ".", "y".repeat(80));
+        let sentences = format!("One. {}. {}", "x".repeat(50), "y".repeat(80));
         assert_eq!(shorten(&sentences, 80), format!("One. {}.", "x".repeat(50)));
         let words = "word ".repeat(40);
         let cut = shorten(&words, 50);

@@ -1,0 +1,515 @@
+//! `tooldef call` against two MCP servers tooldef did not write, `server-everything` (npm) and
+//! `mcp-server-git` (PyPI): every tool called with the arguments an OpenAI strict-mode model
+//! sends for the Chat Completions schema `tooldef list --to chat` prints (every property
+//! present, `null` for the optional ones), restored by `call` to what each server accepts; the
+//! exit statuses of a tool's error and of usage errors; content blocks printed whole.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Map, Value, json};
+use tooldef_tests::foreign::{ForeignServers, foreign_servers, strict_form_arguments};
+
+/// Seconds `tooldef` waits for a server, passed as `--timeout`.
+const TIMEOUT: &str = "60";
+
+/// The text of a small file, as a `data:` URI (`gzip-file-as-resource` would otherwise fetch
+/// its default URL from GitHub).
+const DATA_URI: &str = "data:text/plain;base64,SGVsbG8gZnJvbSB0b29sZGVmIQo=";
+
+/// The tools allowed to answer with an error (exit status 1), each with a piece of the error,
+/// for reasons that have nothing to do with their arguments.
+const ALLOWED_ERRORS: &[(&str, &str)] = &[
+    // A task-based tool (`execution.taskSupport: "required"`): a plain `tools/call` without
+    // task augmentation is refused whatever the arguments. Observed: "MCP error -32601: Tool
+    // simulate-research-query requires task augmentation (taskSupport: 'required')".
+    ("simulate-research-query", "requires task augmentation"),
+];
+
+/// How the servers refuse a `null` they did not declare (zod: "Invalid input: expected boolean,
+/// received null"; pydantic: "Input should be a valid integer [type=int_type,
+/// input_value=None, input_type=NoneType]").
+const NULL_REFUSALS: &[&str] = &[
+    "received null",
+    "Input should be a valid",
+    "input_value=None",
+    "NoneType",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Everything,
+    Git,
+}
+
+/// Installs the servers (once per process) and makes the throwaway repository.
+fn servers() -> &'static ForeignServers {
+    foreign_servers()
+}
+
+/// `tooldef` with `args`, then `-- <the server's command>`; the git server commits as a fixed
+/// identity, with the user's and the system's git configuration kept out.
+fn tooldef_for(kind: Kind, args: &[&str]) -> Command {
+    let servers = servers();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tooldef"));
+    command.args(args).arg("--");
+    match kind {
+        Kind::Everything => command.args(&servers.everything),
+        Kind::Git => command
+            .args(&servers.git)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Tooldef Tests")
+            .env("GIT_AUTHOR_EMAIL", "tests@example.com")
+            .env("GIT_COMMITTER_NAME", "Tooldef Tests")
+            .env("GIT_COMMITTER_EMAIL", "tests@example.com"),
+    };
+    command
+}
+
+/// Runs `command`, feeding `stdin`.
+fn run(mut command: Command, stdin: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tooldef starts");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("tooldef runs");
+    writer.join().expect("the writer thread ends");
+    output
+}
+
+/// `tooldef call --to chat --tool TOOL --arguments ARGUMENTS` on the server, its stderr
+/// discarded; `stdin` is fed to `tooldef`.
+fn call(kind: Kind, tool: &str, arguments: &str, stdin: &[u8]) -> Output {
+    let command = tooldef_for(
+        kind,
+        &[
+            "call",
+            "--to",
+            "chat",
+            "--tool",
+            tool,
+            "--arguments",
+            arguments,
+            "--server-stderr",
+            "discard",
+            "--timeout",
+            TIMEOUT,
+        ],
+    );
+    run(command, stdin)
+}
+
+fn stdout(output: &Output) -> &str {
+    std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
+}
+
+fn stderr(output: &Output) -> &str {
+    std::str::from_utf8(&output.stderr).expect("stderr is UTF-8")
+}
+
+fn status(output: &Output) -> i32 {
+    output.status.code().expect("tooldef exits, not killed")
+}
+
+/// Stdout as one JSON value: the whole of it must parse, so nothing else was printed there.
+fn stdout_json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "stdout is not JSON ({err}):\n{}\nstderr:\n{}",
+            stdout(output),
+            stderr(output)
+        )
+    })
+}
+
+/// The text blocks of a printed `CallToolResult`, joined.
+fn result_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The tools `tooldef list --to chat` prints for the server: what the model is shown.
+fn chat_tools(kind: Kind) -> Vec<Value> {
+    let command = tooldef_for(
+        kind,
+        &[
+            "list",
+            "--to",
+            "chat",
+            "--server-stderr",
+            "discard",
+            "--timeout",
+            TIMEOUT,
+        ],
+    );
+    let output = run(command, b"");
+    assert_eq!(status(&output), 0, "list: {}", stderr(&output));
+    match stdout_json(&output) {
+        Value::Array(tools) => tools,
+        other => panic!("list printed {other}"),
+    }
+}
+
+/// The values a model would choose for the fields it cannot leave out (and for a few it
+/// could, where the default would be slow or reach the network); everything else is what
+/// [`strict_form_arguments`] makes, `null` for every optional field. (The same choices as in
+/// `tests/tests/foreign_e2e.rs`, but for this process's own repository and branch name.)
+fn chosen(kind: Kind, tool: &str) -> Map<String, Value> {
+    let value = match (kind, tool) {
+        (Kind::Everything, "echo") => json!({"message": "Hello from tooldef"}),
+        (Kind::Everything, "get-annotated-message") => json!({"messageType": "success"}),
+        (Kind::Everything, "get-structured-content") => json!({"location": "Chicago"}),
+        (Kind::Everything, "get-sum") => json!({"a": 2, "b": 3}),
+        (Kind::Everything, "gzip-file-as-resource") => json!({"data": DATA_URI}),
+        (Kind::Everything, "trigger-long-running-operation") => {
+            json!({"duration": 0.2, "steps": 2})
+        }
+        (Kind::Everything, "simulate-research-query") => json!({"topic": "tool schemas"}),
+        (Kind::Git, "git_diff") => json!({"target": "feature"}),
+        (Kind::Git, "git_show") => json!({"revision": "feature"}),
+        (Kind::Git, "git_branch") => json!({"branch_type": "local"}),
+        (Kind::Git, "git_create_branch") => json!({"branch_name": "e2e-cli"}),
+        (Kind::Git, "git_checkout") => json!({"branch_name": "e2e-cli"}),
+        (Kind::Git, "git_add") => json!({"files": ["untracked.txt"]}),
+        (Kind::Git, "git_commit") => json!({"message": "Commit through tooldef call"}),
+        _ => json!({}),
+    };
+    let Value::Object(mut chosen) = value else {
+        unreachable!("an object")
+    };
+    if kind == Kind::Git {
+        let repo = servers().git_repo.to_str().expect("a UTF-8 path");
+        chosen.insert("repo_path".into(), repo.into());
+    }
+    chosen
+}
+
+/// The git tools that change the repository, in the order they must run: a new branch and a
+/// checkout of it (the same commit, so the work tree's changes carry over), `add` before
+/// `commit` (which refuses to commit nothing), `reset` last. The others only read.
+const GIT_WRITES: &[&str] = &[
+    "git_create_branch",
+    "git_checkout",
+    "git_add",
+    "git_commit",
+    "git_reset",
+];
+
+/// One strict-form call: the server, the tool's name as the model sees it, its arguments.
+#[derive(Debug, Clone)]
+struct StrictCall {
+    kind: Kind,
+    tool: String,
+    arguments: Value,
+}
+
+fn strict_calls(kind: Kind, tools: &[Value]) -> Vec<StrictCall> {
+    tools
+        .iter()
+        .map(|tool| {
+            let function = &tool["function"];
+            let name = function["name"].as_str().expect("a name").to_owned();
+            let arguments = strict_form_arguments(&function["parameters"], &chosen(kind, &name));
+            StrictCall {
+                kind,
+                tool: name,
+                arguments,
+            }
+        })
+        .collect()
+}
+
+/// What is wrong with the outcome of a strict-form call, if anything.
+fn problem(call: &StrictCall, output: &Output) -> Option<String> {
+    let StrictCall {
+        tool, arguments, ..
+    } = call;
+    let (out, err) = (stdout(output), stderr(output));
+    if let Some(marker) = NULL_REFUSALS.iter().find(|m| out.contains(*m)) {
+        return Some(format!(
+            "{tool}: a null was refused ({marker:?}) for {arguments}:\n{out}"
+        ));
+    }
+    let code = status(output);
+    let allowed = ALLOWED_ERRORS.iter().find(|(name, _)| name == tool);
+    match (code, allowed) {
+        (0, _) => {}
+        (1, Some((_, expected))) if out.contains(expected) => {}
+        _ => {
+            return Some(format!(
+                "{tool}: exit status {code} for {arguments}\nstdout:\n{out}\nstderr:\n{err}"
+            ));
+        }
+    }
+    let Ok(result) = serde_json::from_str::<Value>(out) else {
+        return Some(format!(
+            "{tool}: stdout is not JSON:\n{out}\nstderr:\n{err}"
+        ));
+    };
+    if !result["content"].is_array() {
+        return Some(format!("{tool}: no content array in\n{out}"));
+    }
+    if (result["isError"] == Value::Bool(true)) != (code == 1) {
+        return Some(format!("{tool}: exit status {code} but\n{out}"));
+    }
+    // The arguments sent, shown on stderr: the model's, with a `null` the server does not
+    // take removed.
+    let prefix = format!("tooldef: calling {tool} with ");
+    let Some(sent) = err.lines().find_map(|l| l.strip_prefix(prefix.as_str())) else {
+        return Some(format!("{tool}: no `{prefix}…` line on stderr:\n{err}"));
+    };
+    match serde_json::from_str::<Value>(sent) {
+        Ok(Value::Object(sent)) => {
+            let model = arguments.as_object().expect("an object");
+            let kept_or_dropped_null = sent.keys().all(|k| model.contains_key(k))
+                && model
+                    .iter()
+                    .all(|(k, v)| sent.get(k) == Some(v) || (v.is_null() && !sent.contains_key(k)));
+            (!kept_or_dropped_null).then(|| {
+                format!(
+                    "{tool}: sent {} for the model's {arguments}",
+                    Value::Object(sent)
+                )
+            })
+        }
+        _ => Some(format!(
+            "{tool}: the arguments shown are not an object: {sent}"
+        )),
+    }
+}
+
+#[test]
+fn every_tool_of_both_servers_answers_a_strict_models_call() {
+    servers();
+    // What each model is shown, from both servers at once.
+    let (everything, git) = std::thread::scope(|s| {
+        let everything = s.spawn(|| chat_tools(Kind::Everything));
+        let git = s.spawn(|| chat_tools(Kind::Git));
+        (
+            everything.join().expect("listing server-everything"),
+            git.join().expect("listing mcp-server-git"),
+        )
+    });
+    assert!(everything.len() >= 10, "server-everything: {everything:?}");
+    assert!(git.len() >= 10, "mcp-server-git: {git:?}");
+    let git_calls = strict_calls(Kind::Git, &git);
+    for tool in GIT_WRITES {
+        assert!(
+            git_calls.iter().any(|c| c.tool == *tool),
+            "{tool} is not listed"
+        );
+    }
+
+    // Four queues, each run in order, side by side: the git writes in their order, the git
+    // reads, and server-everything's tools in two halves.
+    let (writes, reads): (Vec<StrictCall>, Vec<StrictCall>) = git_calls
+        .into_iter()
+        .partition(|c| GIT_WRITES.contains(&c.tool.as_str()));
+    let mut writes = writes;
+    writes.sort_by_key(|c| GIT_WRITES.iter().position(|t| *t == c.tool));
+    let mut first = strict_calls(Kind::Everything, &everything);
+    let second = first.split_off(first.len() / 2);
+    let queues = [writes, reads, first, second];
+    let outputs: Vec<(StrictCall, Output)> = std::thread::scope(|s| {
+        let handles: Vec<_> = queues
+            .iter()
+            .map(|queue| {
+                s.spawn(move || {
+                    queue
+                        .iter()
+                        .map(|c| {
+                            let output = call(c.kind, &c.tool, &c.arguments.to_string(), b"");
+                            (c.clone(), output)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a queue of calls"))
+            .collect()
+    });
+    assert_eq!(outputs.len(), everything.len() + git.len());
+
+    let failures: Vec<String> = outputs
+        .iter()
+        .filter_map(|(c, output)| problem(c, output))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+
+    // Content blocks of every type, printed as the server sent them.
+    let results: HashMap<&str, Value> = outputs
+        .iter()
+        .map(|(c, output)| (c.tool.as_str(), stdout_json(output)))
+        .collect();
+    let blocks = |tool: &str, kind: &str| -> Vec<Value> {
+        results[tool]["content"]
+            .as_array()
+            .expect("content")
+            .iter()
+            .filter(|b| b["type"] == kind)
+            .cloned()
+            .collect()
+    };
+    let links = blocks("get-resource-links", "resource_link");
+    // Three: the server's default for the `count` the model sent as null.
+    assert_eq!(links.len(), 3, "{}", results["get-resource-links"]);
+    for link in &links {
+        assert!(
+            link["uri"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("demo://")),
+            "{link}"
+        );
+        assert!(link["name"].is_string(), "{link}");
+    }
+    let resources = blocks("get-resource-reference", "resource");
+    assert_eq!(resources.len(), 1, "{}", results["get-resource-reference"]);
+    assert_eq!(
+        resources[0]["resource"]["uri"],
+        "demo://resource/dynamic/text/1"
+    );
+    assert!(resources[0]["resource"]["text"].is_string());
+    let structured = &results["get-structured-content"]["structuredContent"];
+    assert!(structured["temperature"].is_number(), "{structured}");
+    let annotated = blocks("get-annotated-message", "text");
+    assert!(
+        annotated.iter().any(|b| b["annotations"].is_object()),
+        "annotations kept: {annotated:?}"
+    );
+    assert!(
+        result_text(&results["git_log"]).contains("First commit"),
+        "{}",
+        results["git_log"]
+    );
+}
+
+#[test]
+fn a_tool_error_exits_1_with_the_whole_result() {
+    let repo = servers().git_repo.to_str().expect("a UTF-8 path");
+    let arguments = json!({"repo_path": repo, "revision": "no-such-revision"}).to_string();
+    let output = call(Kind::Git, "git_show", &arguments, b"");
+    assert_eq!(status(&output), 1, "stderr:\n{}", stderr(&output));
+    let result = stdout_json(&output);
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(
+        result_text(&result).contains("no-such-revision"),
+        "{result}"
+    );
+    assert!(
+        stderr(&output).contains(&format!("tooldef: calling git_show with {arguments}")),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn an_unknown_tool_exits_2_naming_the_closest_tools() {
+    let output = call(Kind::Everything, "get_summ", "{}", b"");
+    assert_eq!(status(&output), 2, "stderr:\n{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    let last = stderr(&output).lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("tooldef: ") && last.contains("no tool named `get_summ`"),
+        "{last}"
+    );
+    assert!(last.contains("`get-sum`"), "{last}");
+    assert!(
+        !stderr(&output).contains("tooldef: calling"),
+        "nothing was called"
+    );
+}
+
+#[test]
+fn arguments_that_are_not_an_object_exit_2_before_any_server_starts() {
+    for (arguments, stdin, says) in [
+        ("[1, 2]", "", "must be a JSON object"),
+        ("\"text\"", "", "not a string"),
+        ("42", "", "not a number"),
+        ("null", "", "not null"),
+        ("{\"a\": ", "", "malformed JSON"),
+        ("-", "[\"from stdin\"]", "not an array"),
+    ] {
+        let output = call(Kind::Everything, "get-sum", arguments, stdin.as_bytes());
+        let err = stderr(&output);
+        assert_eq!(status(&output), 2, "{arguments}: {err}");
+        assert_eq!(stdout(&output), "", "{arguments}");
+        assert!(err.contains(says), "{arguments}: {err}");
+        assert!(
+            !err.contains("started"),
+            "{arguments}: no server is started: {err}"
+        );
+    }
+}
+
+#[test]
+fn arguments_are_read_from_stdin_with_a_dash() {
+    let output = call(Kind::Everything, "get-sum", "-", b"{\"a\": 2, \"b\": 40}");
+    assert_eq!(status(&output), 0, "stderr:\n{}", stderr(&output));
+    assert_eq!(
+        result_text(&stdout_json(&output)),
+        "The sum of 2 and 40 is 42."
+    );
+}
+
+#[test]
+fn the_image_block_is_printed_whole() {
+    // No `--arguments`: the tool takes none.
+    let command = tooldef_for(
+        Kind::Everything,
+        &[
+            "call",
+            "--to",
+            "chat",
+            "--tool",
+            "get-tiny-image",
+            "--server-stderr",
+            "discard",
+        ],
+    );
+    let output = run(command, b"");
+    assert_eq!(status(&output), 0, "stderr:\n{}", stderr(&output));
+    assert!(stderr(&output).contains("tooldef: calling get-tiny-image with {}"));
+    let result = stdout_json(&output);
+    let images: Vec<&Value> = result["content"]
+        .as_array()
+        .expect("content")
+        .iter()
+        .filter(|b| b["type"] == "image")
+        .collect();
+    assert_eq!(images.len(), 1, "{result}");
+    let image = images[0];
+    assert_eq!(image["mimeType"], "image/png");
+    let data = image["data"].as_str().expect("base64 data");
+    // Base64 of a PNG: its signature, then the image, in base64's alphabet only.
+    assert!(
+        data.starts_with("iVBORw0KGgo"),
+        "{}",
+        &data[..20.min(data.len())]
+    );
+    assert!(data.len() > 500, "{} base64 characters", data.len());
+    assert!(
+        data.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)),
+        "not base64"
+    );
+    assert_eq!(result.get("isError"), None, "{result}");
+}
