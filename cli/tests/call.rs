@@ -8,40 +8,14 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use serde_json::{Map, Value, json};
-use tooldef_tests::foreign::{ForeignServers, foreign_servers, strict_form_arguments};
+use serde_json::{Value, json};
+use tooldef_tests::foreign::{
+    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, chosen, foreign_servers,
+    null_refusal, strict_form_arguments,
+};
 
 /// Seconds `tooldef` waits for a server, passed as `--timeout`.
 const TIMEOUT: &str = "60";
-
-/// The text of a small file, as a `data:` URI (`gzip-file-as-resource` would otherwise fetch
-/// its default URL from GitHub).
-const DATA_URI: &str = "data:text/plain;base64,SGVsbG8gZnJvbSB0b29sZGVmIQo=";
-
-/// The tools allowed to answer with an error (exit status 1), each with a piece of the error,
-/// for reasons that have nothing to do with their arguments.
-const ALLOWED_ERRORS: &[(&str, &str)] = &[
-    // A task-based tool (`execution.taskSupport: "required"`): a plain `tools/call` without
-    // task augmentation is refused whatever the arguments. Observed: "MCP error -32601: Tool
-    // simulate-research-query requires task augmentation (taskSupport: 'required')".
-    ("simulate-research-query", "requires task augmentation"),
-];
-
-/// How the servers refuse a `null` they did not declare (zod: "Invalid input: expected boolean,
-/// received null"; pydantic: "Input should be a valid integer [type=int_type,
-/// input_value=None, input_type=NoneType]").
-const NULL_REFUSALS: &[&str] = &[
-    "received null",
-    "Input should be a valid",
-    "input_value=None",
-    "NoneType",
-];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Everything,
-    Git,
-}
 
 /// Installs the servers (once per process) and makes the throwaway repository.
 fn servers() -> &'static ForeignServers {
@@ -167,51 +141,6 @@ fn chat_tools(kind: Kind) -> Vec<Value> {
     }
 }
 
-/// The values a model would choose for the fields it cannot leave out (and for a few it
-/// could, where the default would be slow or reach the network); everything else is what
-/// [`strict_form_arguments`] makes, `null` for every optional field. (The same choices as in
-/// `tests/tests/foreign_e2e.rs`, but for this process's own repository and branch name.)
-fn chosen(kind: Kind, tool: &str) -> Map<String, Value> {
-    let value = match (kind, tool) {
-        (Kind::Everything, "echo") => json!({"message": "Hello from tooldef"}),
-        (Kind::Everything, "get-annotated-message") => json!({"messageType": "success"}),
-        (Kind::Everything, "get-structured-content") => json!({"location": "Chicago"}),
-        (Kind::Everything, "get-sum") => json!({"a": 2, "b": 3}),
-        (Kind::Everything, "gzip-file-as-resource") => json!({"data": DATA_URI}),
-        (Kind::Everything, "trigger-long-running-operation") => {
-            json!({"duration": 0.2, "steps": 2})
-        }
-        (Kind::Everything, "simulate-research-query") => json!({"topic": "tool schemas"}),
-        (Kind::Git, "git_diff") => json!({"target": "feature"}),
-        (Kind::Git, "git_show") => json!({"revision": "feature"}),
-        (Kind::Git, "git_branch") => json!({"branch_type": "local"}),
-        (Kind::Git, "git_create_branch") => json!({"branch_name": "e2e-cli"}),
-        (Kind::Git, "git_checkout") => json!({"branch_name": "e2e-cli"}),
-        (Kind::Git, "git_add") => json!({"files": ["untracked.txt"]}),
-        (Kind::Git, "git_commit") => json!({"message": "Commit through tooldef call"}),
-        _ => json!({}),
-    };
-    let Value::Object(mut chosen) = value else {
-        unreachable!("an object")
-    };
-    if kind == Kind::Git {
-        let repo = servers().git_repo.to_str().expect("a UTF-8 path");
-        chosen.insert("repo_path".into(), repo.into());
-    }
-    chosen
-}
-
-/// The git tools that change the repository, in the order they must run: a new branch and a
-/// checkout of it (the same commit, so the work tree's changes carry over), `add` before
-/// `commit` (which refuses to commit nothing), `reset` last. The others only read.
-const GIT_WRITES: &[&str] = &[
-    "git_create_branch",
-    "git_checkout",
-    "git_add",
-    "git_commit",
-    "git_reset",
-];
-
 /// One strict-form call: the server, the tool's name as the model sees it, its arguments.
 #[derive(Debug, Clone)]
 struct StrictCall {
@@ -226,7 +155,8 @@ fn strict_calls(kind: Kind, tools: &[Value]) -> Vec<StrictCall> {
         .map(|tool| {
             let function = &tool["function"];
             let name = function["name"].as_str().expect("a name").to_owned();
-            let arguments = strict_form_arguments(&function["parameters"], &chosen(kind, &name));
+            let arguments =
+                strict_form_arguments(&function["parameters"], &chosen(kind, &name, servers()));
             StrictCall {
                 kind,
                 tool: name,
@@ -242,7 +172,7 @@ fn problem(call: &StrictCall, output: &Output) -> Option<String> {
         tool, arguments, ..
     } = call;
     let (out, err) = (stdout(output), stderr(output));
-    if let Some(marker) = NULL_REFUSALS.iter().find(|m| out.contains(*m)) {
+    if let Some(marker) = null_refusal(out) {
         return Some(format!(
             "{tool}: a null was refused ({marker:?}) for {arguments}:\n{out}"
         ));

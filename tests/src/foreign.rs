@@ -657,6 +657,107 @@ fn number(node: &Value, integer: bool, variant: usize) -> Value {
     }
 }
 
+/// One of the two reference servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Server {
+    /// `@modelcontextprotocol/server-everything`.
+    Everything,
+    /// `mcp-server-git`.
+    Git,
+}
+
+impl Server {
+    /// Its command (program and arguments).
+    pub fn command(self, servers: &ForeignServers) -> &[String] {
+        match self {
+            Server::Everything => &servers.everything,
+            Server::Git => &servers.git,
+        }
+    }
+}
+
+/// The text of a small file, as a `data:` URI (`gzip-file-as-resource` would otherwise fetch
+/// its default URL from GitHub).
+pub const DATA_URI: &str = "data:text/plain;base64,SGVsbG8gZnJvbSB0b29sZGVmIQo=";
+
+/// The tools allowed to answer with an error, each with a piece of the error it gives, for
+/// reasons that have nothing to do with their arguments.
+pub const ALLOWED_ERRORS: &[(&str, &str)] = &[
+    // A task-based tool (`execution.taskSupport: "required"`): a plain `tools/call` without
+    // task augmentation is refused whatever the arguments. Observed: "MCP error -32601: Tool
+    // simulate-research-query requires task augmentation (taskSupport: 'required')".
+    ("simulate-research-query", "requires task augmentation"),
+];
+
+/// How the servers refuse a `null` they did not declare (zod: "Invalid input: expected boolean,
+/// received null"; pydantic: "Input should be a valid integer [type=int_type,
+/// input_value=None, input_type=NoneType]"), and the same for the other types they declare.
+pub const NULL_REFUSALS: &[&str] = &[
+    "received null",
+    "Input should be a valid",
+    "input_value=None",
+    "NoneType",
+];
+
+/// The refusal of a `null` that `text` is, if it is one.
+pub fn null_refusal(text: &str) -> Option<&'static str> {
+    NULL_REFUSALS.iter().copied().find(|m| text.contains(m))
+}
+
+/// The git tools that change the repository, in the order they must run: a new branch and a
+/// checkout of it (the same commit, so the work tree's changes carry over), `add` before
+/// `commit` (which refuses to commit nothing), `reset` last. The others only read, and run
+/// first.
+pub const GIT_WRITES: &[&str] = &[
+    "git_create_branch",
+    "git_checkout",
+    "git_add",
+    "git_commit",
+    "git_reset",
+];
+
+/// The values a model would choose for the fields it cannot leave out of `tool` (and for a few
+/// it could, where the default would be slow or reach the network); everything else is what
+/// [`strict_form_arguments`] makes: `null` for every optional field.
+pub fn chosen(server: Server, tool: &str, servers: &ForeignServers) -> Map<String, Value> {
+    let value = match (server, tool) {
+        (Server::Everything, "echo") => serde_json::json!({"message": "Hello from tooldef"}),
+        (Server::Everything, "get-annotated-message") => {
+            serde_json::json!({"messageType": "success"})
+        }
+        (Server::Everything, "get-structured-content") => {
+            serde_json::json!({"location": "Chicago"})
+        }
+        (Server::Everything, "get-sum") => serde_json::json!({"a": 2, "b": 3}),
+        (Server::Everything, "gzip-file-as-resource") => serde_json::json!({"data": DATA_URI}),
+        // The default is 10 s.
+        (Server::Everything, "trigger-long-running-operation") => {
+            serde_json::json!({"duration": 0.2, "steps": 2})
+        }
+        (Server::Everything, "simulate-research-query") => {
+            serde_json::json!({"topic": "tool schemas"})
+        }
+        (Server::Git, "git_diff") => serde_json::json!({"target": "feature"}),
+        (Server::Git, "git_show") => serde_json::json!({"revision": "feature"}),
+        (Server::Git, "git_branch") => serde_json::json!({"branch_type": "local"}),
+        (Server::Git, "git_create_branch" | "git_checkout") => {
+            serde_json::json!({"branch_name": "e2e"})
+        }
+        (Server::Git, "git_add") => serde_json::json!({"files": ["untracked.txt"]}),
+        (Server::Git, "git_commit") => serde_json::json!({"message": "Commit through tooldef"}),
+        _ => serde_json::json!({}),
+    };
+    let mut chosen = match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    if server == Server::Git {
+        let repo = servers.git_repo.to_string_lossy().into_owned();
+        chosen.insert("repo_path".into(), repo.into());
+    }
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,59 +13,18 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio::process::Command;
 use tooldef::calls::{Answer, Router, ToolCall, chat_tool_calls};
 use tooldef::convert::{Conversion, ConvertOptions, convert};
 use tooldef::{Content, Target, ToolOutput};
-use tooldef_tests::foreign::{ForeignServers, foreign_servers, strict_form_arguments};
+use tooldef_tests::foreign::{
+    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, chosen, foreign_servers,
+    null_refusal, strict_form_arguments,
+};
 
 /// How long each test may take, servers' start included (it takes a few seconds).
 const TEST_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The text of a small file, as a `data:` URI (`gzip-file-as-resource` would otherwise fetch
-/// its default URL from GitHub).
-const DATA_URI: &str = "data:text/plain;base64,SGVsbG8gZnJvbSB0b29sZGVmIQo=";
-
-/// The tools allowed to answer with an error, each with a piece of the error it gives, for
-/// reasons that have nothing to do with their arguments.
-const ALLOWED_ERRORS: &[(&str, &str)] = &[
-    // A task-based tool (`execution.taskSupport: "required"`): a plain `tools/call` without
-    // task augmentation is refused whatever the arguments. Observed: "MCP error -32601: Tool
-    // simulate-research-query requires task augmentation (taskSupport: 'required')".
-    ("simulate-research-query", "requires task augmentation"),
-];
-
-/// What the servers said when they refused a strict model's `null` before tooldef restored
-/// arguments (zod: "Invalid input: expected boolean, received null"; pydantic: "Input should be
-/// a valid integer [type=int_type, input_value=None, input_type=NoneType]"), and the same for
-/// the other types they declare.
-const NULL_REFUSALS: &[&str] = &[
-    "received null",
-    "Input should be a valid",
-    "input_value=None",
-    "NoneType",
-];
-
-/// The reason `text` is a refusal of a `null`, if it is one.
-fn null_refusal(text: &str) -> Option<&'static str> {
-    NULL_REFUSALS.iter().copied().find(|m| text.contains(m))
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Everything,
-    Git,
-}
-
-impl Kind {
-    fn command(self, servers: &ForeignServers) -> &[String] {
-        match self {
-            Kind::Everything => &servers.everything,
-            Kind::Git => &servers.git,
-        }
-    }
-}
 
 /// Starts a server and initialises rmcp's client with it. The git server commits as a fixed
 /// identity, with the user's and the system's git configuration kept out.
@@ -107,60 +66,6 @@ async fn chat_conversion(client: &RunningService<RoleClient, ()>) -> Conversion 
     conversion
 }
 
-/// The values a model would choose for the fields it cannot leave out (and for a few it
-/// could, where the default would be slow or reach the network). Everything else is what
-/// [`strict_form_arguments`] makes: `null` for every optional field.
-fn chosen(kind: Kind, tool: &str, servers: &ForeignServers) -> Map<String, Value> {
-    let value = match (kind, tool) {
-        (Kind::Everything, "echo") => json!({"message": "Hello from tooldef"}),
-        (Kind::Everything, "get-annotated-message") => json!({"messageType": "success"}),
-        (Kind::Everything, "get-structured-content") => json!({"location": "Chicago"}),
-        (Kind::Everything, "get-sum") => json!({"a": 2, "b": 3}),
-        // `data` defaults to a URL on GitHub: a `data:` URI keeps the test offline.
-        (Kind::Everything, "gzip-file-as-resource") => json!({"data": DATA_URI}),
-        // The default is 10 s.
-        (Kind::Everything, "trigger-long-running-operation") => {
-            json!({"duration": 0.2, "steps": 2})
-        }
-        (Kind::Everything, "simulate-research-query") => json!({"topic": "tool schemas"}),
-        (Kind::Git, "git_diff") => json!({"target": "feature"}),
-        (Kind::Git, "git_show") => json!({"revision": "feature"}),
-        (Kind::Git, "git_branch") => json!({"branch_type": "local"}),
-        (Kind::Git, "git_create_branch") => json!({"branch_name": "e2e-router"}),
-        (Kind::Git, "git_checkout") => json!({"branch_name": "e2e-router"}),
-        (Kind::Git, "git_add") => json!({"files": ["untracked.txt"]}),
-        (Kind::Git, "git_commit") => json!({"message": "Commit through tooldef's router"}),
-        _ => json!({}),
-    };
-    let Value::Object(mut chosen) = value else {
-        unreachable!("an object")
-    };
-    if kind == Kind::Git {
-        let repo = servers.git_repo.to_str().expect("a UTF-8 path");
-        chosen.insert("repo_path".into(), repo.into());
-    }
-    chosen
-}
-
-/// The order the git tools are called in, so that each finds the repository as it needs it:
-/// reads first, then a new branch and a checkout of it (the same commit, so the work tree's
-/// changes carry over), then `add` before `commit` (which refuses to commit nothing), and
-/// `reset` last. Tools not named here come first.
-const GIT_ORDER: &[&str] = &[
-    "git_status",
-    "git_diff_unstaged",
-    "git_diff_staged",
-    "git_diff",
-    "git_log",
-    "git_show",
-    "git_branch",
-    "git_create_branch",
-    "git_checkout",
-    "git_add",
-    "git_commit",
-    "git_reset",
-];
-
 /// One strict-form call per converted tool: (the name the model sees, its arguments), in the
 /// order they are to be made.
 fn strict_calls(
@@ -180,7 +85,7 @@ fn strict_calls(
         })
         .collect();
     if kind == Kind::Git {
-        calls.sort_by_key(|(name, _)| GIT_ORDER.iter().position(|n| n == name));
+        calls.sort_by_key(|(name, _)| GIT_WRITES.iter().position(|n| n == name));
     }
     calls
 }
@@ -306,7 +211,16 @@ async fn every_tool_of_both_servers_answers_a_strict_models_call_through_the_rou
 
     // Every git tool was called, in an order that lets each succeed.
     let called: Vec<&str> = git.iter().map(|a| a.call.name.as_str()).collect();
-    for tool in GIT_ORDER {
+    let reads = [
+        "git_status",
+        "git_diff_unstaged",
+        "git_diff_staged",
+        "git_diff",
+        "git_log",
+        "git_show",
+        "git_branch",
+    ];
+    for tool in reads.iter().chain(GIT_WRITES) {
         assert!(called.contains(tool), "{tool} not listed: {called:?}");
     }
 

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::describe::{all_of_sentence, append_sentences};
 use super::merge::{Conflict, merge_conjunction};
 use super::node::take;
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// How many nested `allOf`s one node may unfold; a guard against pathological input.
@@ -104,11 +104,7 @@ impl Transform for SimplifyAllOf {
     }
 }
 
-impl Recording for SimplifyAllOf {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(SimplifyAllOf);
 
 #[cfg(test)]
 mod tests {

@@ -17,20 +17,7 @@ use crate::report::{ChangeKind, Recorder};
 /// `"properties": {}`, which OpenAI requires of every object schema.
 pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
     if let Some(root) = schema.as_object_mut() {
-        for (keyword, why) in [
-            ("$schema", "the dialect is the target's own"),
-            (
-                "title",
-                "the tool's name and description say what the arguments are",
-            ),
-        ] {
-            if take(root, keyword).is_some() {
-                rec.record(ChangeKind::Removed {
-                    keyword: keyword.to_owned(),
-                    why: why.to_owned(),
-                });
-            }
-        }
+        drop_dialect_and_title(root, rec);
         let is_object = root.get("type") == Some(&Value::from("object"));
         let closed = matches!(
             root.get("additionalProperties"),
@@ -51,6 +38,24 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
         }
     }
     schema
+}
+
+/// Removes the root's `$schema` and `title`, which no target wants in its parameters.
+pub(crate) fn drop_dialect_and_title(root: &mut Map<String, Value>, rec: &mut Recorder) {
+    for (keyword, why) in [
+        ("$schema", "the dialect is the target's own"),
+        (
+            "title",
+            "the tool's name and description say what the arguments are",
+        ),
+    ] {
+        if take(root, keyword).is_some() {
+            rec.record(ChangeKind::Removed {
+                keyword: keyword.to_owned(),
+                why: why.to_owned(),
+            });
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, const_sentence};
 use super::node::{rename, take};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Rewrites every `const: C` as `enum: [C]` (in place). Next to an existing `enum` that
@@ -33,11 +33,7 @@ impl Transform for ConstToEnum {
     }
 }
 
-impl Recording for ConstToEnum {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(ConstToEnum);
 
 fn const_to_enum(node: &mut Map<String, Value>) -> Option<ChangeKind> {
     let value = node.get("const").cloned()?;

@@ -9,7 +9,7 @@ use schemars::transform::Transform;
 
 use super::describe::{append_sentences, default_sentence, says};
 use super::node::take;
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Appends "Default: <compact JSON>." to the description of every node with a `default`, and
@@ -70,11 +70,7 @@ impl Transform for DescribeDefaults {
     }
 }
 
-impl Recording for DescribeDefaults {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(DescribeDefaults);
 
 #[cfg(test)]
 mod tests {

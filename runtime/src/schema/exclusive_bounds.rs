@@ -9,7 +9,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::node::{take, type_names};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// The largest integer a JSON number (an `f64`) holds exactly.
@@ -22,11 +22,7 @@ pub(crate) struct IntegerExclusiveBounds {
     pub(crate) rec: Recorder,
 }
 
-impl Recording for IntegerExclusiveBounds {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(IntegerExclusiveBounds);
 
 impl Transform for IntegerExclusiveBounds {
     fn transform(&mut self, schema: &mut Schema) {

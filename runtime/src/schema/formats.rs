@@ -10,7 +10,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::node::{has_type, take};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Drops schemars' integer formats (`int8`…`uint128`, `int`, `uint`) from integer nodes, adding
@@ -32,11 +32,7 @@ impl Transform for DropIntegerFormats {
     }
 }
 
-impl Recording for DropIntegerFormats {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(DropIntegerFormats);
 
 /// Gemini's numeric formats: keeps `int32`/`int64` on integers and `float`/`double` on numbers
 /// (exactly what Gemini's OpenAPI subset has); every other schemars integer format is dropped
@@ -58,11 +54,7 @@ impl Transform for GeminiNumberFormats {
     }
 }
 
-impl Recording for GeminiNumberFormats {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(GeminiNumberFormats);
 
 /// The range of the Rust integer type schemars names by `format`; `None` when it is not one of
 /// schemars' integer formats. The one table of these ranges: the renderings state bounds from

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::describe::{append_sentences, enum_sentence};
 use super::merge::merge_ref_siblings;
 use super::node::{insert_after, json_type, take, type_names};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// How many times one node may be rewritten (a merged branch can bring another nullable
@@ -45,11 +45,7 @@ impl Transform for GeminiNullable {
     }
 }
 
-impl Recording for GeminiNullable {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(GeminiNullable);
 
 fn rewritten(rec: &mut Recorder, from: &str, to: &str) {
     rec.record(ChangeKind::Rewritten {
@@ -300,11 +296,7 @@ impl Transform for StringOnlyEnums {
     }
 }
 
-impl Recording for StringOnlyEnums {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(StringOnlyEnums);
 
 fn string_only_enum(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let Some(Value::Array(values)) = node.get("enum") else {
@@ -387,11 +379,7 @@ impl Transform for ReplaceBoolSchemas {
     }
 }
 
-impl Recording for ReplaceBoolSchemas {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(ReplaceBoolSchemas);
 
 /// Adds `propertyOrdering` (the declaration order) to every object with two or more
 /// properties, so Gemini keeps the order the tool's author chose.
@@ -419,11 +407,7 @@ impl Transform for GeminiPropertyOrdering {
     }
 }
 
-impl Recording for GeminiPropertyOrdering {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(GeminiPropertyOrdering);
 
 #[cfg(test)]
 mod tests {

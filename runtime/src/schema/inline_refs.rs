@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::merge::{Conflict, merge_ref_siblings};
 use super::node::take;
-use super::walk::{Child, Loc, Recording, for_each_subschema_mut, transform_subschemas_tracked};
+use super::walk::{Child, Loc, for_each_subschema_mut, recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 use crate::{SchemaError, Target};
 
@@ -531,11 +531,7 @@ struct CutRecursiveRefs {
     rec: Recorder,
 }
 
-impl Recording for CutRecursiveRefs {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(CutRecursiveRefs);
 
 impl Transform for CutRecursiveRefs {
     fn transform(&mut self, schema: &mut Schema) {

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, map_sentence};
 use super::node::{insert_after, take};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Keywords next to which closing an object would change what it accepts: their subschemas
@@ -52,11 +52,7 @@ impl Transform for CloseObjects {
     }
 }
 
-impl Recording for CloseObjects {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(CloseObjects);
 
 /// Closes the node if it should be; whether it did.
 fn close(node: &mut Map<String, Value>) -> bool {
@@ -113,11 +109,7 @@ impl Transform for RemoveAdditionalProperties {
     }
 }
 
-impl Recording for RemoveAdditionalProperties {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(RemoveAdditionalProperties);
 
 #[cfg(test)]
 mod tests {

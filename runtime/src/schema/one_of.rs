@@ -8,7 +8,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 
 use super::node::rename;
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Renames every `oneOf` to `anyOf` (in place). A node that already has an `anyOf` keeps its
@@ -45,11 +45,7 @@ impl Transform for OneOfToAnyOf {
     }
 }
 
-impl Recording for OneOfToAnyOf {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(OneOfToAnyOf);
 
 #[cfg(test)]
 mod tests {

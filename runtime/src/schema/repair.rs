@@ -12,7 +12,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::node::{has_type, take, type_names};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Gives every array `items` (`{}`: any item, which is what a missing `items` means), drops
@@ -24,11 +24,7 @@ pub(crate) struct RepairShapes {
     pub(crate) rec: Recorder,
 }
 
-impl Recording for RepairShapes {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(RepairShapes);
 
 impl Transform for RepairShapes {
     fn transform(&mut self, schema: &mut Schema) {

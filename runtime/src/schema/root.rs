@@ -3,6 +3,7 @@
 use schemars::Schema;
 use serde_json::{Map, Value, json};
 
+use super::canonical::drop_dialect_and_title;
 use super::describe::short;
 use super::node::take;
 use crate::report::{ChangeKind, Recorder};
@@ -22,20 +23,7 @@ pub(crate) fn normalize_root(schema: &mut Schema, rec: &mut Recorder) {
     let Some(root) = schema.as_object_mut() else {
         return;
     };
-    for (keyword, why) in [
-        ("$schema", "the dialect is the target's own"),
-        (
-            "title",
-            "the tool's name and description say what the arguments are",
-        ),
-    ] {
-        if take(root, keyword).is_some() {
-            rec.record(ChangeKind::Removed {
-                keyword: keyword.to_owned(),
-                why: why.to_owned(),
-            });
-        }
-    }
+    drop_dialect_and_title(root, rec);
     let added = |keyword: &str, why: &str| ChangeKind::Added {
         keyword: keyword.to_owned(),
         why: why.to_owned(),

@@ -20,7 +20,7 @@ use serde_json::{Map, Value, json};
 use super::describe::{append_sentences, inline_value};
 use super::merge::{Conflict, merge_conjunction};
 use super::node::{is_object_node, property_names, required_names, take, type_names};
-use super::walk::Recording;
+use super::walk::recording;
 use crate::report::{ChangeKind, Recorder};
 
 /// Folds the root's combinators into one object (see the module documentation); with
@@ -32,11 +32,7 @@ pub(crate) struct FoldRootCombinators {
     pub(crate) rec: Recorder,
 }
 
-impl Recording for FoldRootCombinators {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(FoldRootCombinators);
 
 impl Transform for FoldRootCombinators {
     fn transform(&mut self, schema: &mut Schema) {

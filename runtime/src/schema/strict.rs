@@ -9,7 +9,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
 use super::node::{accepts_null, insert_after, property_names, required_names, take};
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Keywords whose presence means adding `null` to `type`/`enum` would not be enough (the value
@@ -34,11 +34,7 @@ impl Transform for StrictRequiredNullable {
     }
 }
 
-impl Recording for StrictRequiredNullable {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(StrictRequiredNullable);
 
 fn require_all(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let names = property_names(node);

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::describe::prepend_text;
 use super::node::take;
-use super::walk::{Child, Recording, for_each_subschema_mut};
+use super::walk::{Child, for_each_subschema_mut, recording};
 use crate::report::{ChangeKind, Recorder};
 
 /// Drops every non-root `title` that repeats its property name or is already in the
@@ -28,11 +28,7 @@ impl Transform for MergeTitles {
     }
 }
 
-impl Recording for MergeTitles {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(MergeTitles);
 
 impl MergeTitles {
     fn merge_below(&mut self, schema: &mut Schema) {

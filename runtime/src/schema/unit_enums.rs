@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, join_texts, variants_sentence};
 use super::node::json_type;
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Collapses a `oneOf`/`anyOf` whose every branch is one constant (`{const: C}` or
@@ -39,11 +39,7 @@ impl Transform for CollapseUnitEnums {
     }
 }
 
-impl Recording for CollapseUnitEnums {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(CollapseUnitEnums);
 
 /// One branch of a unit enum: its value, its doc, its declared type.
 struct Variant {

@@ -18,7 +18,7 @@ use super::describe::{
     unevaluated_sentence,
 };
 use super::node::take;
-use super::walk::{Recording, transform_subschemas_tracked};
+use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Keywords removed without a sentence: they address schema authors and tools, not the model.
@@ -80,11 +80,7 @@ impl Transform for DescribeUnsupported {
     }
 }
 
-impl Recording for DescribeUnsupported {
-    fn recorder(&mut self) -> &mut Recorder {
-        &mut self.rec
-    }
-}
+recording!(DescribeUnsupported);
 
 /// The sentences said for one node, each with the keywords it replaces.
 #[derive(Default)]

@@ -213,6 +213,20 @@ pub(crate) trait Recording: Transform {
     fn recorder(&mut self) -> &mut Recorder;
 }
 
+/// Implements [`Recording`] for transforms that keep their recorder in a field `rec`.
+macro_rules! recording {
+    ($($transform:ty),+ $(,)?) => {
+        $(
+            impl $crate::schema::walk::Recording for $transform {
+                fn recorder(&mut self) -> &mut $crate::report::Recorder {
+                    &mut self.rec
+                }
+            }
+        )+
+    };
+}
+pub(crate) use recording;
+
 /// Applies `t` to every direct subschema of `schema`, at every subschema location of draft
 /// 2020-12 (and draft-07's `definitions`, `dependencies`, `additionalItems`, array `items`),
 /// keeping the pointer of `t`'s recorder in step.
