@@ -75,6 +75,16 @@ impl SimplifyAllOf {
             return;
         }
         if let Some(all_of) = take(node, "allOf") {
+            // The type every branch agrees on still holds; only the rest goes into words.
+            let types: Vec<Option<&Value>> = all_of
+                .as_array()
+                .map(|branches| branches.iter().map(|b| b.get("type")).collect())
+                .unwrap_or_default();
+            if let (false, Some(Some(ty))) = (node.contains_key("type"), types.first()) {
+                if types.iter().all(|t| *t == Some(*ty)) {
+                    node.insert("type".to_owned(), (*ty).clone());
+                }
+            }
             let sentence = all_of_sentence(&all_of);
             append_sentences(node, std::slice::from_ref(&sentence));
             self.rec.record(ChangeKind::Described {
@@ -160,6 +170,18 @@ mod tests {
     #[test]
     fn conflicts_are_kept_or_described() {
         let input = json_schema!({"items": {"allOf": [{"type": "string"}, {"type": "integer"}]}});
+        let same_type = json_schema!({"allOf": [
+            {"type": "string", "pattern": "^a"},
+            {"type": "string", "pattern": "b$"}
+        ]});
+        check(
+            SimplifyAllOf::new(true),
+            same_type,
+            json_schema!({
+                "description": "Must match all of these schemas: `{\"type\":\"string\",\"pattern\":\"^a\"}`; `{\"type\":\"string\",\"pattern\":\"b$\"}`.",
+                "type": "string"
+            }),
+        );
         let t = check(SimplifyAllOf::new(false), input.clone(), input.clone());
         assert_eq!(
             t.rec.changes()[0].to_string(),
