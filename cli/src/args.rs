@@ -256,6 +256,14 @@ pub struct ListArgs {
     /// How to convert.
     #[command(flatten)]
     pub conversion: ConversionArgs,
+    /// The server and how long to wait for it.
+    #[command(flatten)]
+    pub server: ServerArgs,
+}
+
+/// An MCP server to start over stdio, as `list` and `call` take it.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
     /// What to do with the server's stderr: inherit (the default) or discard.
     #[arg(
         long,
@@ -268,14 +276,16 @@ command's stderr, mixed with tooldef's progress lines; `discard` throws it away.
 Example: --server-stderr discard"
     )]
     pub server_stderr: ServerStderr,
-    /// Seconds to wait for the server to start and list its tools.
+    /// Seconds to wait for the server to start and list its tools (`call`: and as long again for
+    /// the call).
     #[arg(
         long,
         value_name = "SECONDS",
         default_value_t = 30,
         value_parser = clap::value_parser!(u64).range(1..),
         long_help = "Seconds to wait for the server to initialise and list all its tools before \
-giving up (exit status 2). Default: 30.
+giving up (exit status 2); `call` then waits as long again for the server to answer the call. \
+Default: 30.
 
 Example: --timeout 120"
     )]
@@ -345,41 +355,9 @@ means `{}`. Anything but a JSON object is an error (exit status 2).
 Example: --arguments '{\"repo_path\": \".\", \"max_count\": null}'"
     )]
     pub arguments: Option<String>,
-    /// What to do with the server's stderr: inherit (the default) or discard.
-    #[arg(
-        long,
-        value_enum,
-        default_value_t = ServerStderr::Inherit,
-        value_name = "MODE",
-        long_help = "What to do with the server's stderr: `inherit` (the default) shows it on this \
-command's stderr, mixed with tooldef's progress lines; `discard` throws it away.
-
-Example: --server-stderr discard"
-    )]
-    pub server_stderr: ServerStderr,
-    /// Seconds to wait for the server to start and list its tools, and then for the call.
-    #[arg(
-        long,
-        value_name = "SECONDS",
-        default_value_t = 30,
-        value_parser = clap::value_parser!(u64).range(1..),
-        long_help = "Seconds to wait for the server to initialise and list all its tools, and \
-then as long again for it to answer the call, before giving up (exit status 2). Default: 30.
-
-Example: --timeout 120"
-    )]
-    pub timeout: u64,
-    /// The server's command and its arguments, after `--`.
-    #[arg(
-        last = true,
-        required = true,
-        value_name = "COMMAND",
-        long_help = "The server's command and its arguments, after `--`. It is run directly (not \
-through a shell) and must speak MCP over stdio.
-
-Example: -- uvx mcp-server-git --repository ."
-    )]
-    pub command: Vec<String>,
+    /// The server and how long to wait for it.
+    #[command(flatten)]
+    pub server: ServerArgs,
 }
 
 impl CallArgs {

@@ -76,8 +76,8 @@ fn arguments(text: &str) -> Result<Map<String, Value>, Failure> {
 
 /// Starts the server, makes the call and shuts the server down, whatever the call gave.
 async fn call(args: &CallArgs, arguments: Map<String, Value>) -> Result<CallToolResult, Failure> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(args.timeout);
-    let server = Server::start(&args.command, args.server_stderr, args.timeout, deadline).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
+    let server = Server::start(&args.server, deadline).await?;
     let outcome = call_on(&server, args, arguments, deadline).await;
     server.shutdown().await;
     outcome

@@ -15,14 +15,14 @@ pub fn run(args: &ListArgs) -> Result<ExitCode, Failure> {
     let runtime = server::runtime()?;
     let tools = runtime.block_on(list_tools(args))?;
     // The runtime goes when this function returns; the child is already shut down.
-    let label = format!("the tools of `{}`", server::shown(&args.command));
+    let label = format!("the tools of `{}`", server::shown(&args.server.command));
     convert_cmd::emit(&tools, &label, &args.conversion)
 }
 
 /// Starts the server, lists all its tools and shuts it down; the tools as a JSON array.
 async fn list_tools(args: &ListArgs) -> Result<Value, Failure> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(args.timeout);
-    let server = Server::start(&args.command, args.server_stderr, args.timeout, deadline).await?;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
+    let server = Server::start(&args.server, deadline).await?;
     let listed = server.list_tools(deadline).await;
     // Shut the server down whatever the listing gave.
     server.shutdown().await;

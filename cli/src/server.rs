@@ -11,7 +11,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::time::Instant;
 
-use crate::args::ServerStderr;
+use crate::args::{ServerArgs, ServerStderr};
 use crate::failure::Failure;
 use crate::output;
 
@@ -41,12 +41,8 @@ pub struct Server {
 impl Server {
     /// Starts `command` (program and arguments) and initialises an MCP session with it by
     /// `deadline`; progress lines go to stderr.
-    pub async fn start(
-        command: &[String],
-        stderr: ServerStderr,
-        timeout_secs: u64,
-        deadline: Instant,
-    ) -> Result<Server, Failure> {
+    pub async fn start(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
+        let (command, stderr, timeout_secs) = (&args.command, args.server_stderr, args.timeout);
         let Some((program, arguments)) = command.split_first() else {
             return Err(Failure::input("no server command given after `--`"));
         };
