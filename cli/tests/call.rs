@@ -5,13 +5,15 @@
 //! exit statuses of a tool's error and of usage errors; content blocks printed whole.
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::{Value, json};
+
+mod support;
+use support::{run, status, stderr, stdout};
 use tooldef_tests::foreign::{
-    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, chosen, foreign_servers,
-    null_refusal, strict_form_arguments,
+    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, assert_png_base64, chosen,
+    foreign_servers, null_refusal, strict_form_arguments,
 };
 
 /// Seconds `tooldef` waits for a server, passed as `--timeout`.
@@ -27,37 +29,12 @@ fn servers() -> &'static ForeignServers {
 fn tooldef_for(kind: Kind, args: &[&str]) -> Command {
     let servers = servers();
     let mut command = Command::new(env!("CARGO_BIN_EXE_tooldef"));
-    command.args(args).arg("--");
-    match kind {
-        Kind::Everything => command.args(&servers.everything),
-        Kind::Git => command
-            .args(&servers.git)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Tooldef Tests")
-            .env("GIT_AUTHOR_EMAIL", "tests@example.com")
-            .env("GIT_COMMITTER_NAME", "Tooldef Tests")
-            .env("GIT_COMMITTER_EMAIL", "tests@example.com"),
-    };
     command
-}
-
-/// Runs `command`, feeding `stdin`.
-fn run(mut command: Command, stdin: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tooldef starts");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("tooldef runs");
-    writer.join().expect("the writer thread ends");
-    output
+        .args(args)
+        .arg("--")
+        .args(kind.command(servers))
+        .envs(kind.env().iter().copied());
+    command
 }
 
 /// `tooldef call --to chat --tool TOOL --arguments ARGUMENTS` on the server, its stderr
@@ -80,18 +57,6 @@ fn call(kind: Kind, tool: &str, arguments: &str, stdin: &[u8]) -> Output {
         ],
     );
     run(command, stdin)
-}
-
-fn stdout(output: &Output) -> &str {
-    std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> &str {
-    std::str::from_utf8(&output.stderr).expect("stderr is UTF-8")
-}
-
-fn status(output: &Output) -> i32 {
-    output.status.code().expect("tooldef exits, not killed")
 }
 
 /// Stdout as one JSON value: the whole of it must parse, so nothing else was printed there.
@@ -429,17 +394,6 @@ fn the_image_block_is_printed_whole() {
     let image = images[0];
     assert_eq!(image["mimeType"], "image/png");
     let data = image["data"].as_str().expect("base64 data");
-    // Base64 of a PNG: its signature, then the image, in base64's alphabet only.
-    assert!(
-        data.starts_with("iVBORw0KGgo"),
-        "{}",
-        &data[..20.min(data.len())]
-    );
-    assert!(data.len() > 500, "{} base64 characters", data.len());
-    assert!(
-        data.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)),
-        "not base64"
-    );
+    assert_png_base64(data);
     assert_eq!(result.get("isError"), None, "{result}");
 }

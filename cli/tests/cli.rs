@@ -1,11 +1,13 @@
 //! The `tooldef` binary, run as a user runs it: on the corpora of `tests/fixtures/corpus`, on
 //! stdin, on bad input, and against the project's MCP server example.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use serde_json::Value;
+
+mod support;
+use support::{run, status, stderr, stdout};
 
 const GITHUB: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -19,34 +21,9 @@ const TARGETS: [&str; 5] = ["mcp", "chat", "responses", "anthropic", "gemini"];
 
 /// Runs `tooldef` with `args`, feeding `stdin` (empty when `None`).
 fn tooldef(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tooldef starts");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    let input = stdin.unwrap_or_default().to_vec();
-    // Written from a thread: a large input must not block on a full pipe while tooldef writes.
-    let writer = std::thread::spawn(move || {
-        let _ = pipe.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("tooldef runs");
-    writer.join().expect("the writer thread ends");
-    output
-}
-
-fn stdout(output: &Output) -> &str {
-    std::str::from_utf8(&output.stdout).expect("stdout is UTF-8")
-}
-
-fn stderr(output: &Output) -> &str {
-    std::str::from_utf8(&output.stderr).expect("stderr is UTF-8")
-}
-
-fn status(output: &Output) -> i32 {
-    output.status.code().expect("tooldef exits, not killed")
+    let mut command = Command::new(env!("CARGO_BIN_EXE_tooldef"));
+    command.args(args);
+    run(command, stdin.unwrap_or_default())
 }
 
 /// Stdout as a JSON array: the whole of stdout must parse, so nothing else was printed there.

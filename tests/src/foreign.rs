@@ -676,6 +676,43 @@ impl Server {
     }
 }
 
+/// The environment a git server runs in: a fixed identity for its commits, the user's and the
+/// system's git configuration kept out.
+pub const GIT_ENV: &[(&str, &str)] = &[
+    ("GIT_CONFIG_GLOBAL", "/dev/null"),
+    ("GIT_CONFIG_NOSYSTEM", "1"),
+    ("GIT_AUTHOR_NAME", "Tooldef Tests"),
+    ("GIT_AUTHOR_EMAIL", "tests@example.com"),
+    ("GIT_COMMITTER_NAME", "Tooldef Tests"),
+    ("GIT_COMMITTER_EMAIL", "tests@example.com"),
+];
+
+impl Server {
+    /// The environment the server runs in ([`GIT_ENV`] for git, nothing for the other).
+    pub fn env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Server::Everything => &[],
+            Server::Git => GIT_ENV,
+        }
+    }
+}
+
+/// Asserts that `data` is server-everything's tiny image as base64: a PNG's signature, a few
+/// hundred bytes, base64's alphabet only.
+pub fn assert_png_base64(data: &str) {
+    assert!(
+        data.starts_with("iVBORw0KGgo"),
+        "{}",
+        &data[..20.min(data.len())]
+    );
+    assert!(data.len() > 500, "{} base64 characters", data.len());
+    assert!(
+        data.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)),
+        "not base64"
+    );
+}
+
 /// The text of a small file, as a `data:` URI (`gzip-file-as-resource` would otherwise fetch
 /// its default URL from GitHub).
 pub const DATA_URI: &str = "data:text/plain;base64,SGVsbG8gZnJvbSB0b29sZGVmIQo=";

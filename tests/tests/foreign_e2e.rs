@@ -19,8 +19,8 @@ use tooldef::calls::{Answer, Router, ToolCall, chat_tool_calls};
 use tooldef::convert::{Conversion, ConvertOptions, convert};
 use tooldef::{Content, Target, ToolOutput};
 use tooldef_tests::foreign::{
-    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, chosen, foreign_servers,
-    null_refusal, strict_form_arguments,
+    ALLOWED_ERRORS, ForeignServers, GIT_WRITES, Server as Kind, assert_png_base64, chosen,
+    foreign_servers, null_refusal, strict_form_arguments,
 };
 
 /// How long each test may take, servers' start included (it takes a few seconds).
@@ -32,16 +32,10 @@ async fn start(kind: Kind, servers: &ForeignServers) -> RunningService<RoleClien
     let command = kind.command(servers);
     let (program, args) = command.split_first().expect("a command");
     let mut child = Command::new(program);
-    child.args(args).kill_on_drop(true);
-    if kind == Kind::Git {
-        child
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Tooldef Tests")
-            .env("GIT_AUTHOR_EMAIL", "tests@example.com")
-            .env("GIT_COMMITTER_NAME", "Tooldef Tests")
-            .env("GIT_COMMITTER_EMAIL", "tests@example.com");
-    }
+    child
+        .args(args)
+        .envs(kind.env().iter().copied())
+        .kill_on_drop(true);
     let (transport, _) = TokioChildProcess::builder(child)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -251,18 +245,7 @@ async fn every_tool_of_both_servers_answers_a_strict_models_call_through_the_rou
         })
         .unwrap_or_else(|| panic!("no image in {:?}", image.output.content));
     assert_eq!(mime_type, "image/png");
-    // Base64 of a PNG: its signature, then at least a few hundred bytes of image.
-    assert!(
-        data.starts_with("iVBORw0KGgo"),
-        "{}",
-        &data[..20.min(data.len())]
-    );
-    assert!(data.len() > 500, "{} base64 characters", data.len());
-    assert!(
-        data.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b)),
-        "not base64"
-    );
+    assert_png_base64(data);
 
     let reference = answer_for(&everything, "get-resource-reference");
     let resource = reference
