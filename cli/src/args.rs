@@ -103,6 +103,69 @@ server that failed to start, list or answer in time).",
   tooldef call --to mcp --tool get-tiny-image --server-stderr discard -- npx -y @modelcontextprotocol/server-everything | jq '.content[] | select(.type == \"image\") | .mimeType'"
     )]
     Call(CallArgs),
+    /// Serve an OpenAI-compatible endpoint that gives any client the tools of MCP servers.
+    #[command(
+        long_about = "Serve an OpenAI-compatible endpoint (`POST /v1/chat/completions`, \
+`POST /v1/responses`, streamed and not) that adds the tools of MCP servers to every request, \
+converted for its API (strict where possible) and named `SERVER__TOOL`, and forwards it to the \
+upstream API. In execute mode (the default) the model's calls to those tools are run here and \
+the upstream is asked again, up to --max-rounds requests, so the client gets one answer as if \
+the model had answered directly; calls to the client's own tools go back to the client. In \
+inject mode every call goes back to the client. Every other path is proxied unchanged; \
+`GET /healthz` tells the servers' health, `GET /v1/tools?target=chat|responses` the injected \
+tools.
+
+Servers come from --config (TOML; see the README's gateway section) and from --mcp (stdio: \
+`NAME=PROGRAM ARG...`, split at spaces) and --mcp-url (Streamable HTTP: `NAME=URL`); flags \
+override the file. Once every server has listed its tools (or failed to start: it is retried \
+with backoff), a line `tooldef gateway: listening on http://ADDRESS` goes to stderr; logs follow \
+on stderr (RUST_LOG-style filters in TOOLDEF_LOG). The client's `Authorization` header is sent \
+to the upstream only and never logged.",
+        after_long_help = "Examples:
+  tooldef gateway --upstream https://api.openai.com/v1 --mcp 'everything=npx -y @modelcontextprotocol/server-everything'
+  tooldef gateway --config gateway.toml
+  TOOLDEF_KEY=secret tooldef gateway --key-env TOOLDEF_KEY --listen 0.0.0.0:8080 --upstream http://localhost:11434/v1 --mcp-url 'docs=http://localhost:3001/mcp' --mode inject"
+    )]
+    Gateway(GatewayArgs),
+}
+
+/// The options of `gateway`.
+#[derive(Debug, Args)]
+pub struct GatewayArgs {
+    /// A TOML configuration (upstream, servers, limits); flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Where to listen [default: 127.0.0.1:8080]. Port 0 picks a free port.
+    #[arg(long, value_name = "ADDRESS")]
+    pub listen: Option<std::net::SocketAddr>,
+    /// The OpenAI-compatible API to forward to, with its version path, e.g. https://api.openai.com/v1.
+    #[arg(long, value_name = "URL")]
+    pub upstream: Option<String>,
+    /// An MCP server over stdio: `NAME=PROGRAM ARG...` (split at spaces). Repeatable.
+    #[arg(long = "mcp", value_name = "NAME=COMMAND")]
+    pub mcp: Vec<String>,
+    /// An MCP server over Streamable HTTP: `NAME=URL`. Repeatable.
+    #[arg(long = "mcp-url", value_name = "NAME=URL")]
+    pub mcp_url: Vec<String>,
+    /// `execute` (run injected calls here; the default) or `inject` (return every call).
+    #[arg(long, value_name = "MODE")]
+    pub mode: Option<String>,
+    /// The most upstream requests per client request [default: 10]; the last is sent with
+    /// `tool_choice: "none"`.
+    #[arg(long, value_name = "N")]
+    pub max_rounds: Option<u32>,
+    /// How long a tool call may take, in seconds [default: 60].
+    #[arg(long, value_name = "SECONDS")]
+    pub tool_timeout: Option<u64>,
+    /// Between a server's name and its tool's name [default: __].
+    #[arg(long, value_name = "TEXT")]
+    pub separator: Option<String>,
+    /// The environment variable holding the key clients must send in `X-Tooldef-Key`.
+    #[arg(long, value_name = "VAR")]
+    pub key_env: Option<String>,
+    /// The environment variable holding the upstream key, sent when a client sends no `Authorization`.
+    #[arg(long, value_name = "VAR")]
+    pub upstream_key_env: Option<String>,
 }
 
 /// The input of `convert` and `lint`.

@@ -7,6 +7,7 @@
 //! tooldef lint --to chat,gemini tools.json
 //! tooldef list --to anthropic -- npx -y @modelcontextprotocol/server-everything
 //! tooldef call --to chat --tool get-sum --arguments '{"a": 2, "b": 3}' -- npx -y @modelcontextprotocol/server-everything
+//! tooldef gateway --upstream https://api.openai.com/v1 --mcp 'everything=npx -y @modelcontextprotocol/server-everything'
 //! ```
 //!
 //! Exit status: 0 on success, 1 for rejected tools (and lint failures) and for a called tool's
@@ -18,6 +19,7 @@ mod args;
 mod call;
 mod convert_cmd;
 mod failure;
+mod gateway;
 mod input;
 mod lint;
 mod list;
@@ -38,6 +40,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => lint::run(&args),
         Command::List(args) => list::run(&args),
         Command::Call(args) => call::run(&args),
+        Command::Gateway(args) => gateway::run(args),
     };
     match result {
         Ok(code) => code,

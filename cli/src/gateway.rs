@@ -1,0 +1,116 @@
+//! `tooldef gateway`: the configuration from a file and flags, logs on stderr, and the gateway
+//! served until Ctrl-C or SIGTERM.
+
+use std::process::ExitCode;
+
+use tooldef_gateway::{Config, GatewayBuilder, ServerConfig};
+
+use crate::args::GatewayArgs;
+use crate::failure::Failure;
+
+/// Runs the gateway until it is asked to stop.
+pub fn run(args: GatewayArgs) -> Result<ExitCode, Failure> {
+    let config = config(&args)?;
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("TOOLDEF_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|err| Failure::input(format!("cannot start the async runtime: {err}")))?;
+    runtime.block_on(async move {
+        let listen = config.listen;
+        let gateway = GatewayBuilder::from_config(config)
+            .start()
+            .await
+            .map_err(|err| Failure::input(err.to_string()))?;
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .map_err(|err| Failure::input(format!("cannot listen on {listen}: {err}")))?;
+        let address = listener
+            .local_addr()
+            .map_err(|err| Failure::input(format!("cannot listen on {listen}: {err}")))?;
+        eprintln!("tooldef gateway: listening on http://{address}");
+        gateway
+            .serve(listener)
+            .await
+            .map_err(|err| Failure::input(format!("serving on {address} failed: {err}")))?;
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// The file's configuration with the flags over it.
+fn config(args: &GatewayArgs) -> Result<Config, Failure> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|err| {
+                Failure::input(format!(
+                    "cannot read {}: {}",
+                    path.display(),
+                    crate::input::io_reason(&err)
+                ))
+            })?;
+            Config::from_toml(&text)
+                .map_err(|err| Failure::input(format!("{}: {err}", path.display())))?
+        }
+        None => Config::new(args.upstream.clone().ok_or_else(|| {
+            Failure::input("no upstream: give --upstream URL or a --config file that names one")
+        })?),
+    };
+    if let Some(upstream) = &args.upstream {
+        config.upstream.clone_from(upstream);
+    }
+    if let Some(listen) = args.listen {
+        config.listen = listen;
+    }
+    if let Some(mode) = &args.mode {
+        config.mode = mode.parse().map_err(Failure::input)?;
+    }
+    if let Some(rounds) = args.max_rounds {
+        config.max_rounds = rounds;
+    }
+    if let Some(timeout) = args.tool_timeout {
+        config.tool_timeout_secs = timeout;
+    }
+    if let Some(separator) = &args.separator {
+        config.separator.clone_from(separator);
+    }
+    if args.key_env.is_some() {
+        config.key_env.clone_from(&args.key_env);
+    }
+    if args.upstream_key_env.is_some() {
+        config.upstream_key_env.clone_from(&args.upstream_key_env);
+    }
+    for spec in &args.mcp {
+        let (name, command) = named(spec, "--mcp", "NAME=PROGRAM ARG...")?;
+        let mut words = command.split_whitespace().map(str::to_owned);
+        let program = words
+            .next()
+            .ok_or_else(|| Failure::input(format!("--mcp `{spec}`: no program after `{name}=`")))?;
+        config
+            .servers
+            .insert(name.to_owned(), ServerConfig::stdio(program, words));
+    }
+    for spec in &args.mcp_url {
+        let (name, url) = named(spec, "--mcp-url", "NAME=URL")?;
+        config
+            .servers
+            .insert(name.to_owned(), ServerConfig::http(url.trim()));
+    }
+    config
+        .check()
+        .map_err(|err| Failure::input(err.to_string()))?;
+    Ok(config)
+}
+
+fn named<'a>(spec: &'a str, flag: &str, shape: &str) -> Result<(&'a str, &'a str), Failure> {
+    match spec.split_once('=') {
+        Some((name, rest)) if !name.trim().is_empty() => Ok((name.trim(), rest)),
+        _ => Err(Failure::input(format!("{flag} `{spec}`: expected {shape}"))),
+    }
+}

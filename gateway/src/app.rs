@@ -1,0 +1,124 @@
+//! The HTTP surface: the two APIs the gateway completes, its own endpoints, the client's key,
+//! and every other path proxied to the upstream unchanged.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde::Deserialize;
+use serde_json::json;
+use tooldef::Target;
+
+use crate::error::ApiError;
+use crate::gateway::Inner;
+use crate::upstream::KEY_HEADER;
+
+type Shared = State<Arc<Inner>>;
+
+pub(crate) fn router(inner: Arc<Inner>) -> Router {
+    let guarded = Router::new()
+        .route("/v1/chat/completions", post(chat))
+        .route("/v1/responses", post(responses))
+        .route("/v1/tools", get(tools))
+        .fallback(proxy)
+        .layer(middleware::from_fn_with_state(inner.clone(), require_key));
+    Router::new()
+        .route("/healthz", get(healthz))
+        .merge(guarded)
+        .with_state(inner)
+}
+
+/// Clients present the gateway's key (when it has one) in `X-Tooldef-Key`; their
+/// `Authorization` is the upstream's business.
+async fn require_key(State(inner): Shared, request: Request, next: Next) -> Response {
+    if let Some(key) = &inner.key {
+        let presented = request
+            .headers()
+            .get(KEY_HEADER)
+            .and_then(|v| v.to_str().ok());
+        if presented != Some(key.as_str()) {
+            return ApiError {
+                status: StatusCode::UNAUTHORIZED,
+                message: format!(
+                    "This gateway needs its key in the `{KEY_HEADER}` header ({}). Your `Authorization` header is not checked here: it goes to the upstream.",
+                    if presented.is_some() { "the one given is wrong" } else { "none was given" }
+                ),
+                kind: "authentication_error",
+                param: None,
+                code: Some("invalid_gateway_key"),
+            }
+            .into_response();
+        }
+    }
+    next.run(request).await
+}
+
+async fn chat(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    crate::chat::complete(inner, headers, body).await
+}
+
+async fn responses(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    crate::responses::respond(inner, headers, body).await
+}
+
+async fn healthz(State(inner): Shared) -> Response {
+    axum::Json(json!({
+        "status": "ok",
+        "servers": inner.server_statuses(),
+        "kept": inner.store.len(),
+    }))
+    .into_response()
+}
+
+#[derive(Deserialize)]
+struct ToolsQuery {
+    target: Option<String>,
+}
+
+/// The tools injected into requests of one API, exactly as they are sent.
+async fn tools(State(inner): Shared, Query(query): Query<ToolsQuery>) -> Response {
+    let target = match query.target.as_deref().unwrap_or("chat") {
+        "chat" => Target::ChatCompletions,
+        "responses" => Target::Responses,
+        other => {
+            return ApiError::invalid(
+                format!("Unknown target `{other}`: the gateway injects tools for `chat` and `responses`."),
+                "unknown_target",
+            )
+            .param("target")
+            .into_response();
+        }
+    };
+    let catalog = inner.catalog();
+    axum::Json(json!({
+        "object": "list",
+        "target": target.short_name(),
+        "data": catalog.for_target(target).tools,
+    }))
+    .into_response()
+}
+
+async fn proxy(State(inner): Shared, request: Request<Body>) -> Response {
+    let (parts, body) = request.into_parts();
+    let path = parts
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    match inner
+        .upstream
+        .forward(parts.method.clone(), &path, &parts.headers, body)
+        .await
+    {
+        Ok(response) => {
+            tracing::info!(method = %parts.method, path = parts.uri.path(), status = response.status().as_u16(), "proxied");
+            response
+        }
+        Err(err) => err.into_response(),
+    }
+}

@@ -1,0 +1,224 @@
+//! The tools a gateway injects, converted for each API it serves: every source's tools under
+//! `PREFIX{separator}NAME`, converted in one batch (so that names stay distinct and within 64
+//! characters after the target's sanitising), with the way back from each injected name to its
+//! source and original name. Rebuilt only when a source's tools change.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tooldef::calls::ToolCall;
+use tooldef::convert::{ConvertOptions, Converted, convert};
+use tooldef::{CallContext, Target, ToolSet};
+
+use crate::servers::{CallOutcome, Server};
+
+/// Where injected tools come from.
+pub enum Source {
+    /// A configured MCP server.
+    Mcp(Arc<Server>),
+    /// Rust tools in the gateway's own process.
+    Tools {
+        /// Its name (the prefix of its tools unless `prefix` says otherwise).
+        name: String,
+        /// The prefix of its tools' names; none when empty.
+        prefix: String,
+        /// The tools.
+        set: ToolSet,
+        /// Their MCP definitions, listed once (a `ToolSet` never changes).
+        listed: Arc<Vec<Value>>,
+    },
+}
+
+impl Source {
+    /// Its name, for logs.
+    pub fn name(&self) -> &str {
+        match self {
+            Source::Mcp(server) => &server.name,
+            Source::Tools { name, .. } => name,
+        }
+    }
+
+    fn prefix(&self) -> &str {
+        match self {
+            Source::Mcp(server) => server.config.prefix.as_deref().unwrap_or(&server.name),
+            Source::Tools { prefix, .. } => prefix,
+        }
+    }
+
+    fn tools(&self) -> Arc<Vec<Value>> {
+        match self {
+            Source::Mcp(server) => server.tools(),
+            Source::Tools { listed, .. } => listed.clone(),
+        }
+    }
+}
+
+/// The way from an injected name back to the tool it stands for.
+pub struct Route {
+    /// The source's position.
+    pub source: usize,
+    /// The tool's name at its source.
+    pub original: String,
+    /// The conversion, which restores a model's arguments to the source's shape.
+    pub converted: Converted,
+}
+
+/// The injected tools for one API.
+pub struct Injected {
+    /// The tools in the API's wire form, in source order.
+    pub tools: Vec<Value>,
+    /// By injected name.
+    pub routes: HashMap<String, Route>,
+}
+
+/// The injected tools for every API the gateway serves, as of one generation of the sources.
+pub struct Catalog {
+    /// The sources' generation it was built from.
+    pub generation: u64,
+    /// For Chat Completions.
+    pub chat: Injected,
+    /// For the Responses API.
+    pub responses: Injected,
+}
+
+impl Catalog {
+    /// Converts every source's tools.
+    pub fn build(sources: &[Source], separator: &str, generation: u64) -> Catalog {
+        let mut batch = Vec::new();
+        let mut origin: HashMap<String, (usize, String)> = HashMap::new();
+        for (index, source) in sources.iter().enumerate() {
+            let prefix = source.prefix();
+            for tool in source.tools().iter() {
+                let Some(original) = tool.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let injected = if prefix.is_empty() {
+                    original.to_owned()
+                } else {
+                    format!("{prefix}{separator}{original}")
+                };
+                if origin.contains_key(&injected) {
+                    tracing::warn!(
+                        source = source.name(),
+                        tool = original,
+                        "left out: another source already gives a tool named `{injected}`"
+                    );
+                    continue;
+                }
+                let mut tool = tool.clone();
+                tool["name"] = Value::String(injected.clone());
+                origin.insert(injected, (index, original.to_owned()));
+                batch.push(tool);
+            }
+        }
+        let batch = Value::Array(batch);
+        Catalog {
+            generation,
+            chat: injected_for(&batch, &origin, Target::ChatCompletions),
+            responses: injected_for(&batch, &origin, Target::Responses),
+        }
+    }
+
+    /// The injected tools for `target` (Chat Completions or Responses).
+    pub fn for_target(&self, target: Target) -> &Injected {
+        match target {
+            Target::Responses => &self.responses,
+            _ => &self.chat,
+        }
+    }
+}
+
+fn injected_for(
+    batch: &Value,
+    origin: &HashMap<String, (usize, String)>,
+    target: Target,
+) -> Injected {
+    let options = ConvertOptions {
+        lenient: true,
+        ..ConvertOptions::default()
+    };
+    let conversion = match convert(batch, target, &options) {
+        Ok(conversion) => conversion,
+        Err(err) => {
+            // Lenient conversion of an array only fails on input that is not tools at all.
+            tracing::error!("converting the injected tools for {target} failed: {err}");
+            return Injected {
+                tools: Vec::new(),
+                routes: HashMap::new(),
+            };
+        }
+    };
+    for rejected in &conversion.rejected {
+        tracing::warn!("not injected for {target}: {rejected}");
+    }
+    let mut tools = Vec::with_capacity(conversion.tools.len());
+    let mut routes = HashMap::with_capacity(conversion.tools.len());
+    for converted in conversion.tools {
+        let Some((source, original)) = origin.get(&converted.original_name) else {
+            continue;
+        };
+        tools.push(converted.to_json());
+        routes.insert(
+            converted.name().to_owned(),
+            Route {
+                source: *source,
+                original: original.clone(),
+                converted,
+            },
+        );
+    }
+    Injected { tools, routes }
+}
+
+/// Runs calls to injected tools, all at once (a model that asks for several calls in one turn
+/// means them as parallel calls), each within its source's time limit. The outcomes are in the
+/// calls' order.
+pub async fn execute(
+    sources: &[Source],
+    injected: &Injected,
+    calls: &[ToolCall],
+    tool_timeout: Duration,
+) -> Vec<CallOutcome> {
+    let runs = calls.iter().map(|call| async move {
+        let started = Instant::now();
+        let Some(route) = injected.routes.get(&call.name) else {
+            return CallOutcome::error(format!("There is no tool named `{}`.", call.name));
+        };
+        let source = &sources[route.source];
+        let outcome = match source {
+            Source::Mcp(server) => {
+                server
+                    .call(&route.converted, &route.original, &call.arguments)
+                    .await
+            }
+            Source::Tools { set, .. } => {
+                let context = CallContext::new().with_call_id(call.id.clone());
+                let run = set.call_with(&route.original, call.arguments.as_str(), context);
+                match tokio::time::timeout(tool_timeout, run).await {
+                    Ok(Ok(output)) => CallOutcome {
+                        text: output.to_text(),
+                        is_error: false,
+                    },
+                    Ok(Err(err)) => CallOutcome::error(err.to_string()),
+                    Err(_) => CallOutcome::error(format!(
+                        "`{}` did not finish within {} s and was abandoned.",
+                        call.name,
+                        tool_timeout.as_secs_f64()
+                    )),
+                }
+            }
+        };
+        tracing::info!(
+            source = source.name(),
+            tool = %route.original,
+            call_id = %call.id,
+            millis = started.elapsed().as_millis() as u64,
+            outcome = if outcome.is_error { "error" } else { "ok" },
+            "tool call"
+        );
+        outcome
+    });
+    futures_util::future::join_all(runs).await
+}

@@ -1,0 +1,295 @@
+//! What a gateway is told: the upstream, the MCP servers, the mode and the limits. Read from
+//! TOML (`tooldef gateway --config gateway.toml`) or built from flags; the same struct either way.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+/// Everything a gateway runs with.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Where to listen: localhost by default, so that nothing reaches the gateway (and, through
+    /// it, the MCP servers' tools) unless the operator says so.
+    #[serde(default = "default_listen")]
+    pub listen: SocketAddr,
+    /// The OpenAI-compatible API the gateway forwards to, with its version path, e.g.
+    /// `https://api.openai.com/v1`.
+    pub upstream: String,
+    /// Execute injected calls here (the default), or hand every call to the client.
+    #[serde(default)]
+    pub mode: Mode,
+    /// The most upstream requests one client request may take. The last allowed one is sent
+    /// with `tool_choice: "none"`, so the model answers rather than leaving a call dangling.
+    #[serde(default = "default_max_rounds")]
+    pub max_rounds: u32,
+    /// How long a tool call may take, in seconds, unless its server says otherwise.
+    #[serde(default = "default_tool_timeout")]
+    pub tool_timeout_secs: u64,
+    /// Between a server's prefix and its tool's name.
+    #[serde(default = "default_separator")]
+    pub separator: String,
+    /// The environment variable holding the key clients must present in `X-Tooldef-Key`. The
+    /// key itself is never written in the configuration.
+    #[serde(default)]
+    pub key_env: Option<String>,
+    /// The environment variable holding a key sent to the upstream as `Authorization: Bearer`
+    /// when the client sends no `Authorization` of its own.
+    #[serde(default)]
+    pub upstream_key_env: Option<String>,
+    /// How long results of injected calls are kept for a client's follow-up (replies that mix
+    /// the client's calls with injected ones), in seconds.
+    #[serde(default = "default_store_ttl")]
+    pub store_ttl_secs: u64,
+    /// The MCP servers, by name. The name is the prefix of their tools unless `prefix` says
+    /// otherwise.
+    #[serde(default)]
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+/// What the gateway does with the calls a model makes to injected tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Run them, append the results and ask the upstream again, so the client gets one answer.
+    #[default]
+    Execute,
+    /// Inject the tools only; every call goes back to the client untouched.
+    Inject,
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "execute" => Ok(Mode::Execute),
+            "inject" => Ok(Mode::Inject),
+            other => Err(format!(
+                "unknown mode `{other}`: expected `execute` or `inject`"
+            )),
+        }
+    }
+}
+
+/// One MCP server: a command the gateway starts (stdio) or a URL (Streamable HTTP).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    /// The program to start, for a stdio server.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it (on top of the gateway's own).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Its working directory.
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    /// The MCP endpoint, for a Streamable HTTP server.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// The environment variable holding a bearer token for an HTTP server.
+    #[serde(default)]
+    pub bearer_token_env: Option<String>,
+    /// Only these tools (by the server's own names); all when empty.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Never these tools (by the server's own names).
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// The prefix of its tools' names; the server's name when absent, none when empty.
+    #[serde(default)]
+    pub prefix: Option<String>,
+    /// How long a call to its tools may take, in seconds; the gateway's `tool_timeout_secs`
+    /// when absent.
+    #[serde(default)]
+    pub timeout_secs: Option<u64>,
+}
+
+impl ServerConfig {
+    /// A server started as `command` (program, then arguments).
+    pub fn stdio(program: impl Into<String>, args: impl IntoIterator<Item = String>) -> Self {
+        ServerConfig {
+            command: Some(program.into()),
+            args: args.into_iter().collect(),
+            ..ServerConfig::empty()
+        }
+    }
+
+    /// A server reached over Streamable HTTP at `url`.
+    pub fn http(url: impl Into<String>) -> Self {
+        ServerConfig {
+            url: Some(url.into()),
+            ..ServerConfig::empty()
+        }
+    }
+
+    fn empty() -> Self {
+        ServerConfig {
+            command: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+            url: None,
+            bearer_token_env: None,
+            allow: Vec::new(),
+            deny: Vec::new(),
+            prefix: None,
+            timeout_secs: None,
+        }
+    }
+
+    /// Whether a tool of this server (by its own name) is injected.
+    pub fn admits(&self, tool: &str) -> bool {
+        (self.allow.is_empty() || self.allow.iter().any(|a| a == tool))
+            && !self.deny.iter().any(|d| d == tool)
+    }
+}
+
+/// A configuration that cannot run, and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML is not a configuration.
+    #[error("the configuration is not valid: {0}")]
+    Toml(String),
+    /// A server has neither or both of `command` and `url`.
+    #[error(
+        "server `{0}` needs exactly one of `command` (a stdio server) and `url` (a Streamable HTTP server)"
+    )]
+    Transport(String),
+    /// Something else is out of range.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// A configuration with the defaults, forwarding to `upstream`.
+    pub fn new(upstream: impl Into<String>) -> Config {
+        Config {
+            listen: default_listen(),
+            upstream: upstream.into(),
+            mode: Mode::default(),
+            max_rounds: default_max_rounds(),
+            tool_timeout_secs: default_tool_timeout(),
+            separator: default_separator(),
+            key_env: None,
+            upstream_key_env: None,
+            store_ttl_secs: default_store_ttl(),
+            servers: BTreeMap::new(),
+        }
+    }
+
+    /// Reads a TOML configuration and checks it.
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Toml(e.to_string()))?;
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Everything a run needs is there and in range.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if !(self.upstream.starts_with("http://") || self.upstream.starts_with("https://")) {
+            return Err(ConfigError::Invalid(format!(
+                "`upstream` must be an http:// or https:// URL, got `{}`",
+                self.upstream
+            )));
+        }
+        if self.max_rounds == 0 {
+            return Err(ConfigError::Invalid(
+                "`max_rounds` must be at least 1".to_owned(),
+            ));
+        }
+        for (name, server) in &self.servers {
+            if server.command.is_some() == server.url.is_some() {
+                return Err(ConfigError::Transport(name.clone()));
+            }
+            if name.is_empty() {
+                return Err(ConfigError::Invalid(
+                    "a server's name must not be empty".to_owned(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The per-call time limit of `server`.
+    pub fn tool_timeout(&self, server: &ServerConfig) -> Duration {
+        Duration::from_secs(server.timeout_secs.unwrap_or(self.tool_timeout_secs))
+    }
+}
+
+fn default_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8080))
+}
+
+fn default_max_rounds() -> u32 {
+    10
+}
+
+fn default_tool_timeout() -> u64 {
+    60
+}
+
+fn default_separator() -> String {
+    "__".to_owned()
+}
+
+fn default_store_ttl() -> u64 {
+    900
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_configuration_reads() {
+        let config = Config::from_toml(
+            r#"
+            listen = "127.0.0.1:9000"
+            upstream = "https://api.openai.com/v1"
+            mode = "inject"
+            max_rounds = 4
+            key_env = "GATEWAY_KEY"
+
+            [servers.git]
+            command = "uvx"
+            args = ["mcp-server-git"]
+            allow = ["git_status"]
+            timeout_secs = 5
+
+            [servers.web]
+            url = "http://127.0.0.1:3001/mcp"
+            prefix = ""
+            "#,
+        )
+        .unwrap();
+        assert_eq!(config.mode, Mode::Inject);
+        assert_eq!(config.max_rounds, 4);
+        assert!(config.servers["git"].admits("git_status"));
+        assert!(!config.servers["git"].admits("git_commit"));
+        assert_eq!(
+            config.tool_timeout(&config.servers["git"]),
+            Duration::from_secs(5)
+        );
+        assert_eq!(config.servers["web"].prefix.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let err = Config::from_toml("upstream = \"x\"\n[servers.a]\n").unwrap_err();
+        assert!(err.to_string().contains("`upstream`"), "{err}");
+        let err = Config::from_toml("upstream = \"http://h/v1\"\n[servers.a]\n").unwrap_err();
+        assert_eq!(err, ConfigError::Transport("a".into()));
+        let err = Config::from_toml("upstream = \"http://h/v1\"\nmode = \"auto\"\n").unwrap_err();
+        assert!(err.to_string().contains("mode"), "{err}");
+        let err = Config::from_toml("upstream = \"http://h/v1\"\nport = 1\n").unwrap_err();
+        assert!(err.to_string().contains("port"), "{err}");
+    }
+}

@@ -1,0 +1,76 @@
+//! Errors the gateway itself answers with, in OpenAI's shape
+//! (`{"error": {"message", "type", "param", "code"}}`), so that every OpenAI SDK raises the
+//! right exception and shows the message. Errors of the upstream are not these: they are passed
+//! through as they came.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+/// An error answered by the gateway.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// What went wrong and what to do, for the person reading the SDK's exception.
+    pub message: String,
+    /// OpenAI's error type: `invalid_request_error`, `authentication_error`, `upstream_error`.
+    pub kind: &'static str,
+    /// The request field at fault, if one is.
+    pub param: Option<&'static str>,
+    /// A stable code for programs.
+    pub code: Option<&'static str>,
+}
+
+impl ApiError {
+    /// A 400 about the request.
+    pub fn invalid(message: impl Into<String>, code: &'static str) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+            kind: "invalid_request_error",
+            param: None,
+            code: Some(code),
+        }
+    }
+
+    /// The field at fault.
+    #[must_use]
+    pub fn param(mut self, param: &'static str) -> ApiError {
+        self.param = Some(param);
+        self
+    }
+
+    /// A 502: the upstream could not be reached or answered something unreadable.
+    pub fn upstream(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::BAD_GATEWAY,
+            message: message.into(),
+            kind: "upstream_error",
+            param: None,
+            code: Some("upstream_unavailable"),
+        }
+    }
+
+    /// The error as a JSON body.
+    pub fn body(&self) -> serde_json::Value {
+        json!({"error": {
+            "message": self.message,
+            "type": self.kind,
+            "param": self.param,
+            "code": self.code,
+        }})
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        tracing::info!(
+            status = self.status.as_u16(),
+            code = self.code,
+            "{}",
+            self.message
+        );
+        (self.status, axum::Json(self.body())).into_response()
+    }
+}

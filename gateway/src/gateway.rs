@@ -1,0 +1,408 @@
+//! The gateway: its sources of tools, the catalog converted from them, the upstream, the store,
+//! and what every request does first (inject the tools).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::net::TcpListener;
+use tooldef::calls::merge_tool_lists;
+use tooldef::{Target, ToolSet};
+
+use crate::catalog::{Catalog, Injected, Source};
+use crate::config::{Config, ConfigError, Mode, ServerConfig};
+use crate::error::ApiError;
+use crate::servers::Server;
+use crate::store::Store;
+use crate::upstream::Upstream;
+
+/// How many things the store keeps at most.
+const STORE_CAPACITY: usize = 100_000;
+
+/// A running gateway: MCP servers connected and supervised, ready to serve.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use tooldef_gateway::{Gateway, ServerConfig};
+///
+/// let gateway = Gateway::builder("https://api.openai.com/v1")
+///     .server("git", ServerConfig::stdio("uvx", ["mcp-server-git".to_owned()]))
+///     .start()
+///     .await?;
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// gateway.serve(listener).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct Gateway {
+    pub(crate) inner: Arc<Inner>,
+}
+
+pub(crate) struct Inner {
+    pub config: Config,
+    pub sources: Vec<Source>,
+    generation: Arc<AtomicU64>,
+    catalog: Mutex<Arc<Catalog>>,
+    pub upstream: Upstream,
+    pub store: Store,
+    /// The key clients must present.
+    pub key: Option<String>,
+}
+
+/// Builds a [`Gateway`].
+pub struct GatewayBuilder {
+    config: Config,
+    toolsets: Vec<(String, String, ToolSet)>,
+    key: Option<String>,
+    upstream_key: Option<String>,
+}
+
+/// Why a gateway could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The configuration cannot run.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// An environment variable the configuration names is not set.
+    #[error("the environment variable `{0}` ({1}) is not set")]
+    MissingEnv(String, &'static str),
+    /// The upstream client could not be made.
+    #[error("{0}")]
+    Upstream(String),
+}
+
+impl Gateway {
+    /// A builder forwarding to `upstream` (an OpenAI-compatible base URL with its version
+    /// path, e.g. `https://api.openai.com/v1`).
+    pub fn builder(upstream: impl Into<String>) -> GatewayBuilder {
+        GatewayBuilder::from_config(Config::new(upstream))
+    }
+
+    /// The router serving the gateway's endpoints, to serve or to nest in an application.
+    pub fn router(&self) -> axum::Router {
+        crate::app::router(self.inner.clone())
+    }
+
+    /// Serves on `listener` until the process is asked to stop (Ctrl-C or SIGTERM).
+    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        axum::serve(listener, self.router())
+            .with_graceful_shutdown(shutdown_signal())
+            .await
+    }
+
+    /// The tools injected for `target` (Chat Completions or Responses), in their wire form.
+    pub fn tools(&self, target: Target) -> Vec<Value> {
+        self.inner.catalog().for_target(target).tools.clone()
+    }
+
+    /// Each MCP server's health: name, transport, state, tools, restarts, pid.
+    pub fn servers(&self) -> Vec<Value> {
+        self.inner.server_statuses()
+    }
+
+    /// Where it listens by its configuration.
+    pub fn listen_address(&self) -> SocketAddr {
+        self.inner.config.listen
+    }
+}
+
+impl GatewayBuilder {
+    /// A builder for `config`; keys named by `key_env` and `upstream_key_env` are read when it
+    /// starts.
+    pub fn from_config(config: Config) -> GatewayBuilder {
+        GatewayBuilder {
+            config,
+            toolsets: Vec::new(),
+            key: None,
+            upstream_key: None,
+        }
+    }
+
+    /// An MCP server, whose tools are injected as `NAME{separator}TOOL`.
+    #[must_use]
+    pub fn server(mut self, name: impl Into<String>, server: ServerConfig) -> Self {
+        self.config.servers.insert(name.into(), server);
+        self
+    }
+
+    /// Rust tools, injected as `NAME{separator}TOOL` (as `TOOL` when `name` is empty) and run
+    /// in this process.
+    #[must_use]
+    pub fn toolset(mut self, name: impl Into<String>, tools: ToolSet) -> Self {
+        let name = name.into();
+        self.toolsets.push((name.clone(), name, tools));
+        self
+    }
+
+    /// Execute injected calls (the default) or hand them to the client.
+    #[must_use]
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.config.mode = mode;
+        self
+    }
+
+    /// The most upstream requests per client request (at least 2).
+    #[must_use]
+    pub fn max_rounds(mut self, rounds: u32) -> Self {
+        self.config.max_rounds = rounds;
+        self
+    }
+
+    /// How long a tool call may take unless its server says otherwise.
+    #[must_use]
+    pub fn tool_timeout(mut self, timeout: Duration) -> Self {
+        self.config.tool_timeout_secs = timeout.as_secs().max(1);
+        self
+    }
+
+    /// Between a prefix and a tool's name (`__` by default).
+    #[must_use]
+    pub fn separator(mut self, separator: impl Into<String>) -> Self {
+        self.config.separator = separator.into();
+        self
+    }
+
+    /// The key clients must present in `X-Tooldef-Key`.
+    #[must_use]
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// The key sent upstream when a client sends no `Authorization` of its own.
+    #[must_use]
+    pub fn upstream_key(mut self, key: impl Into<String>) -> Self {
+        self.upstream_key = Some(key.into());
+        self
+    }
+
+    /// Starts the MCP servers and waits until each has listed its tools or failed to start
+    /// (a failed one keeps being retried in the background).
+    pub async fn start(self) -> Result<Gateway, StartError> {
+        let GatewayBuilder {
+            config,
+            toolsets,
+            key,
+            upstream_key,
+        } = self;
+        config.check()?;
+        if config.max_rounds < 2 {
+            return Err(ConfigError::Invalid(
+                "`max_rounds` must be at least 2: one round in which the model calls tools, one in which it answers".to_owned(),
+            )
+            .into());
+        }
+        let key = match (key, &config.key_env) {
+            (Some(key), _) => Some(key),
+            (None, Some(var)) => Some(
+                std::env::var(var)
+                    .map_err(|_| StartError::MissingEnv(var.clone(), "the gateway's key"))?,
+            ),
+            (None, None) => None,
+        };
+        let upstream_key = match (upstream_key, &config.upstream_key_env) {
+            (Some(key), _) => Some(key),
+            (None, Some(var)) => Some(
+                std::env::var(var)
+                    .map_err(|_| StartError::MissingEnv(var.clone(), "the upstream's key"))?,
+            ),
+            (None, None) => None,
+        };
+        let upstream =
+            Upstream::new(&config.upstream, upstream_key).map_err(StartError::Upstream)?;
+        let generation = Arc::new(AtomicU64::new(1));
+        let mut sources = Vec::new();
+        let mut waiting = Vec::new();
+        for (name, server) in &config.servers {
+            let server = Server::new(
+                name.clone(),
+                server.clone(),
+                config.tool_timeout(server),
+                generation.clone(),
+            );
+            waiting.push(server.start());
+            sources.push(Source::Mcp(server));
+        }
+        for (name, prefix, set) in toolsets {
+            let listed = set
+                .list(Target::Mcp)
+                .map(|tools| tools.to_vec())
+                .unwrap_or_else(|err| {
+                    tracing::error!(toolset = %name, "its tools cannot be listed: {err}");
+                    Vec::new()
+                });
+            sources.push(Source::Tools {
+                name,
+                prefix,
+                set,
+                listed: Arc::new(listed),
+            });
+        }
+        for first in waiting {
+            let _ = first.await;
+        }
+        let store = Store::new(Duration::from_secs(config.store_ttl_secs), STORE_CAPACITY);
+        let catalog = Catalog::build(
+            &sources,
+            &config.separator,
+            generation.load(Ordering::Acquire),
+        );
+        let inner = Inner {
+            config,
+            sources,
+            generation,
+            catalog: Mutex::new(Arc::new(catalog)),
+            upstream,
+            store,
+            key,
+        };
+        Ok(Gateway {
+            inner: Arc::new(inner),
+        })
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+}
+
+/// The tools of one request: what was injected, and the client's tools that won a name.
+pub(crate) struct Injection {
+    pub catalog: Arc<Catalog>,
+    pub target: Target,
+    /// Whether any tools were injected (not for `tool_choice: "none"`, nor without tools).
+    pub active: bool,
+    /// Injected names the client's own tools took.
+    pub conflicts: Vec<String>,
+}
+
+impl Injection {
+    /// The injected tools for the request's API.
+    pub fn injected(&self) -> &Injected {
+        self.catalog.for_target(self.target)
+    }
+
+    /// Whether a call goes to an injected tool.
+    pub fn is_injected(&self, name: &str) -> bool {
+        self.active
+            && self.injected().routes.contains_key(name)
+            && !self.conflicts.iter().any(|c| c == name)
+    }
+}
+
+impl Inner {
+    /// The catalog for the sources' current tools, rebuilt if any changed since.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        let generation = self.generation.load(Ordering::Acquire);
+        let mut catalog = self.catalog.lock().unwrap_or_else(|e| e.into_inner());
+        if catalog.generation != generation {
+            *catalog = Arc::new(Catalog::build(
+                &self.sources,
+                &self.config.separator,
+                generation,
+            ));
+            tracing::info!(
+                chat = catalog.chat.tools.len(),
+                responses = catalog.responses.tools.len(),
+                "injected tools converted"
+            );
+        }
+        catalog.clone()
+    }
+
+    pub fn server_statuses(&self) -> Vec<Value> {
+        self.sources
+            .iter()
+            .filter_map(|source| match source {
+                Source::Mcp(server) => Some(server.status()),
+                Source::Tools { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Adds the injected tools to a request's `tools`, after the client's own (which win a
+    /// name), unless `tool_choice` is `"none"`; refuses more tools than the API takes.
+    pub fn inject(
+        &self,
+        target: Target,
+        request: &mut Map<String, Value>,
+    ) -> Result<Injection, ApiError> {
+        let catalog = self.catalog();
+        let mut injection = Injection {
+            catalog: catalog.clone(),
+            target,
+            active: false,
+            conflicts: Vec::new(),
+        };
+        if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
+            return Ok(injection);
+        }
+        let injected = catalog.for_target(target);
+        if injected.tools.is_empty() {
+            return Ok(injection);
+        }
+        let client: &[Value] = match request.get("tools") {
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(tools)) => tools,
+            Some(_) => {
+                return Err(
+                    ApiError::invalid("`tools` must be an array.", "invalid_tools").param("tools"),
+                );
+            }
+        };
+        let (merged, conflicts) = merge_tool_lists(client, &injected.tools);
+        if let Some(limit) = target.max_tools() {
+            if merged.len() > limit {
+                let servers: Vec<&str> = self.sources.iter().map(Source::name).collect();
+                return Err(ApiError::invalid(
+                    format!(
+                        "This request would carry {} tools ({} of yours and {} injected by the \
+                         gateway from {}), more than {target} takes in one request ({limit}). \
+                         Narrow the servers' tools with `allow` or `deny` in the gateway's \
+                         configuration, or send fewer tools.",
+                        merged.len(),
+                        client.len(),
+                        merged.len() - client.len(),
+                        servers.join(", "),
+                    ),
+                    "too_many_tools",
+                )
+                .param("tools"));
+            }
+        }
+        if !conflicts.is_empty() {
+            tracing::warn!(
+                tools = %conflicts.join(", "),
+                "the client's own tools take these names: the injected ones are left out"
+            );
+        }
+        injection.active = true;
+        injection.conflicts = conflicts;
+        request.insert("tools".to_owned(), Value::Array(merged));
+        Ok(injection)
+    }
+
+    /// Whether calls are executed here.
+    pub fn executes(&self) -> bool {
+        self.config.mode == Mode::Execute
+    }
+}

@@ -1,0 +1,44 @@
+//! `tooldef gateway` as a library: an OpenAI-compatible endpoint that brings the tools of any
+//! MCP server (and of Rust [`ToolSet`](tooldef::ToolSet)s) to any client of the OpenAI API.
+//!
+//! A client points its `base_url` at the gateway. The gateway adds the tools of its MCP servers
+//! to every Chat Completions and Responses request, converted for that API by tooldef (strict
+//! where the schema allows, named `SERVER__TOOL`), and, in execute mode, runs the model's calls
+//! to them and asks the upstream again, round after round, so that the client gets one answer
+//! (or one stream) as if the model had answered directly. Calls to the client's own tools go
+//! back to the client. Every other path is proxied unchanged.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use tooldef_gateway::{Config, Gateway, GatewayBuilder};
+//!
+//! let config = Config::from_toml(r#"
+//!     upstream = "https://api.openai.com/v1"
+//!     [servers.everything]
+//!     command = "npx"
+//!     args = ["-y", "@modelcontextprotocol/server-everything"]
+//! "#)?;
+//! let gateway = GatewayBuilder::from_config(config).start().await?;
+//! let listener = tokio::net::TcpListener::bind(gateway.listen_address()).await?;
+//! gateway.serve(listener).await?;
+//! # Ok(()) }
+//! ```
+
+#![deny(missing_docs)]
+
+mod app;
+mod catalog;
+mod chat;
+mod config;
+mod conversation;
+mod error;
+mod gateway;
+mod responses;
+mod servers;
+mod sse;
+mod store;
+mod upstream;
+
+pub use config::{Config, ConfigError, Mode, ServerConfig};
+pub use gateway::{Gateway, GatewayBuilder, StartError};
+pub use upstream::KEY_HEADER;

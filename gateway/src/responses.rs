@@ -1,0 +1,562 @@
+//! `POST /v1/responses`: as Chat Completions (see the `chat` module), for the Responses API:
+//! injected function calls run here round after round, and the client gets one response (or one
+//! stream: one `response.created`, one `response.completed`, one id) showing the model's
+//! messages and its calls to the client's own tools.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde_json::{Map, Value, json};
+use tooldef::Target;
+use tooldef::calls::{ToolCall, responses_output_item, responses_tool_calls};
+
+use crate::catalog::execute;
+use crate::conversation::{add_usage, conflicts_header, forces_a_call, request_object};
+use crate::error::ApiError;
+use crate::gateway::{Injection, Inner};
+use crate::sse::{Gone, Writer, events};
+use crate::store::Kept;
+use crate::upstream::{informative_headers, passthrough, whole};
+
+const PATH: &str = "/v1/responses";
+
+/// Answers one Responses request.
+pub async fn respond(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Response {
+    match run(inner, headers, body).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+/// `input` as a list of items (a string is one user message).
+fn input_items(input: Option<Value>) -> Result<Vec<Value>, ApiError> {
+    match input {
+        Some(Value::Array(items)) => Ok(items),
+        Some(Value::String(text)) => Ok(vec![json!({"role": "user", "content": text})]),
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(_) => Err(ApiError::invalid(
+            "`input` must be a string or an array of items.",
+            "invalid_input",
+        )
+        .param("input")),
+    }
+}
+
+async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Response, Response> {
+    let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
+    reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
+    let injection = inner
+        .inject(Target::Responses, &mut request)
+        .map_err(IntoResponse::into_response)?;
+    let upstream_headers = inner.upstream.headers(&headers, true);
+    let conflicts = conflicts_header(&injection.conflicts);
+    if !inner.executes() || !injection.active {
+        let answer = inner
+            .upstream
+            .post_json(PATH, &upstream_headers, &Value::Object(request))
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let mut response = passthrough(answer);
+        response.headers_mut().extend(conflicts);
+        return Ok(response);
+    }
+    let input = input_items(request.remove("input")).map_err(IntoResponse::into_response)?;
+    let rounds = Rounds {
+        inner,
+        injection,
+        headers: upstream_headers,
+        forced: forces_a_call(request.get("tool_choice")),
+        request,
+        input,
+        added: Vec::new(),
+        hidden: Vec::new(),
+    };
+    if rounds.request.get("stream") == Some(&Value::Bool(true)) {
+        rounds.stream(conflicts).await
+    } else {
+        rounds.whole(conflicts).await
+    }
+}
+
+/// Completes a follow-up into the conversation the model had: a `previous_response_id` the
+/// client was shown stands for the last upstream response of its rounds (whose injected calls
+/// get their outputs back), and the client's calls of a turn that mixed calls get the injected
+/// calls and outputs of that turn put back before them.
+fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<(), ApiError> {
+    let previous = request
+        .get("previous_response_id")
+        .and_then(Value::as_str)
+        .and_then(|id| inner.store.get(&format!("resp:{id}")));
+    let mut items = None;
+    if let Some(kept) = previous {
+        if let Kept::Response { last_id, outputs } = kept.as_ref() {
+            request.insert("previous_response_id".to_owned(), json!(last_id));
+            let mut input = input_items(request.remove("input"))?;
+            input.splice(0..0, outputs.iter().cloned());
+            items = Some(input);
+        }
+    }
+    let mut input = match items {
+        Some(items) => items,
+        None => match request.get("input") {
+            Some(Value::Array(_)) => match request.remove("input") {
+                Some(Value::Array(items)) => items,
+                _ => unreachable!("just matched an array"),
+            },
+            _ => return Ok(()),
+        },
+    };
+    let mut i = 0;
+    while i < input.len() {
+        let kept = (input[i].get("type").and_then(Value::as_str) == Some("function_call"))
+            .then(|| input[i].get("call_id").and_then(Value::as_str))
+            .flatten()
+            .and_then(|id| inner.store.get(&format!("call:{id}")));
+        if let Some(Kept::ResponsesTurn { items }) = kept.as_deref() {
+            let first_id = items.first().and_then(|item| item.get("call_id"));
+            let present = input.iter().any(|item| {
+                item.get("type").and_then(Value::as_str) == Some("function_call")
+                    && item.get("call_id") == first_id
+            });
+            if !present {
+                input.splice(i..i, items.iter().cloned());
+                i += items.len();
+            }
+        }
+        i += 1;
+    }
+    request.insert("input".to_owned(), Value::Array(input));
+    Ok(())
+}
+
+struct Rounds {
+    inner: Arc<Inner>,
+    injection: Injection,
+    headers: HeaderMap,
+    forced: bool,
+    /// The request without its input.
+    request: Map<String, Value>,
+    /// The client's input.
+    input: Vec<Value>,
+    /// What the rounds so far added to the input: their output and the injected calls' outputs.
+    added: Vec<Value>,
+    /// The items the client is not shown: injected calls and their outputs.
+    hidden: Vec<Value>,
+}
+
+impl Rounds {
+    fn body(&self, round: u32) -> Value {
+        let mut body = self.request.clone();
+        let mut input = self.input.clone();
+        input.extend(self.added.iter().cloned());
+        body.insert("input".to_owned(), Value::Array(input));
+        if round == self.inner.config.max_rounds {
+            body.insert("tool_choice".to_owned(), json!("none"));
+        } else if round > 1 && self.forced {
+            body.insert("tool_choice".to_owned(), json!("auto"));
+        }
+        Value::Object(body)
+    }
+
+    fn is_injected_item(&self, item: &Value) -> bool {
+        item.get("type").and_then(Value::as_str) == Some("function_call")
+            && item
+                .get("name")
+                .and_then(Value::as_str)
+                .is_some_and(|name| self.injection.is_injected(name))
+    }
+
+    /// Runs a round's injected calls and adds the round to the conversation. `Some` (the
+    /// client's calls) when the client's own calls end the rounds.
+    async fn execute(
+        &mut self,
+        response_id: &str,
+        first_id: &str,
+        output: &[Value],
+        calls: Vec<ToolCall>,
+    ) -> Option<Vec<ToolCall>> {
+        let (injected, client): (Vec<ToolCall>, Vec<ToolCall>) = calls
+            .into_iter()
+            .partition(|call| self.injection.is_injected(&call.name));
+        let outcomes = execute(
+            &self.inner.sources,
+            self.injection.injected(),
+            &injected,
+            std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
+        )
+        .await;
+        let outputs: Vec<Value> = injected
+            .iter()
+            .zip(outcomes)
+            .map(|(call, outcome)| responses_output_item(&call.id, &outcome.text))
+            .collect();
+        self.added.extend(output.iter().cloned());
+        self.added.extend(outputs.iter().cloned());
+        let hidden: Vec<Value> = output
+            .iter()
+            .filter(|item| self.is_injected_item(item))
+            .cloned()
+            .collect();
+        self.hidden.extend(hidden);
+        self.hidden.extend(outputs.iter().cloned());
+        if client.is_empty() {
+            return None;
+        }
+        self.inner.store.put(
+            client.iter().map(|call| format!("call:{}", call.id)),
+            Kept::ResponsesTurn {
+                items: self.hidden.clone(),
+            },
+        );
+        self.inner.store.put(
+            [format!("resp:{first_id}")],
+            Kept::Response {
+                last_id: response_id.to_owned(),
+                outputs,
+            },
+        );
+        Some(client)
+    }
+
+    /// Keeps which upstream response a multi-round answer ended with, for `previous_response_id`.
+    fn remember(&self, first_id: &str, last_id: &str) {
+        if first_id != last_id {
+            self.inner.store.put(
+                [format!("resp:{first_id}")],
+                Kept::Response {
+                    last_id: last_id.to_owned(),
+                    outputs: Vec::new(),
+                },
+            );
+        }
+    }
+
+    /// The response the client gets: the last one, under the first one's id, with every
+    /// round's visible output and the usage of all.
+    fn answer(mut last: Value, first: &(Value, Value), visible: Vec<Value>, usage: Value) -> Value {
+        last["id"] = first.0.clone();
+        last["created_at"] = first.1.clone();
+        last["output"] = Value::Array(visible);
+        if !usage.is_null() {
+            last["usage"] = usage;
+        }
+        last
+    }
+
+    async fn whole(
+        mut self,
+        conflicts: Vec<(HeaderName, HeaderValue)>,
+    ) -> Result<Response, Response> {
+        let max = self.inner.config.max_rounds;
+        let mut usage = Value::Null;
+        let mut first: Option<(Value, Value)> = None;
+        let mut visible = Vec::new();
+        let mut round = 0;
+        loop {
+            round += 1;
+            let answer = self
+                .inner
+                .upstream
+                .post_json(PATH, &self.headers, &self.body(round))
+                .await
+                .map_err(IntoResponse::into_response)?;
+            let status = answer.status();
+            let answer_headers = answer.headers().clone();
+            let bytes = answer.bytes().await.map_err(|err| {
+                ApiError::upstream(format!("The upstream's answer broke off: {err}"))
+                    .into_response()
+            })?;
+            if !status.is_success() {
+                return Err(whole(status, &answer_headers, bytes));
+            }
+            let response: Value = serde_json::from_slice(&bytes).map_err(|err| {
+                ApiError::upstream(format!("The upstream's answer is not JSON: {err}"))
+                    .into_response()
+            })?;
+            if let Some(more) = response.get("usage") {
+                add_usage(&mut usage, more);
+            }
+            let first = first
+                .get_or_insert_with(|| (response["id"].clone(), response["created_at"].clone()))
+                .clone();
+            let calls = responses_tool_calls(&response).map_err(|err| {
+                ApiError::upstream(format!(
+                    "The upstream's function calls are unreadable: {err}"
+                ))
+                .into_response()
+            })?;
+            let output: Vec<Value> = response
+                .get("output")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            visible.extend(
+                output
+                    .iter()
+                    .filter(|item| !self.is_injected_item(item))
+                    .cloned(),
+            );
+            let any_injected = calls
+                .iter()
+                .any(|call| self.injection.is_injected(&call.name));
+            let id = response["id"].as_str().unwrap_or_default().to_owned();
+            let first_id = first.0.as_str().unwrap_or_default().to_owned();
+            if any_injected && round < max {
+                if self.execute(&id, &first_id, &output, calls).await.is_none() {
+                    continue;
+                }
+            } else {
+                if any_injected {
+                    tracing::warn!(
+                        round,
+                        "the model called tools in the last round; they were not run"
+                    );
+                }
+                self.remember(&first_id, &id);
+            }
+            tracing::info!(rounds = round, "response");
+            let answer = Self::answer(response, &first, visible, usage);
+            let mut response = (StatusCode::OK, axum::Json(answer)).into_response();
+            let headers = response.headers_mut();
+            headers.extend(informative_headers(&answer_headers));
+            headers.extend(conflicts);
+            headers.insert(
+                HeaderName::from_static("x-tooldef-rounds"),
+                HeaderValue::from(round),
+            );
+            return Ok(response);
+        }
+    }
+
+    async fn stream(self, conflicts: Vec<(HeaderName, HeaderValue)>) -> Result<Response, Response> {
+        let answer = self
+            .inner
+            .upstream
+            .post_json(PATH, &self.headers, &self.body(1))
+            .await
+            .map_err(IntoResponse::into_response)?;
+        if !answer.status().is_success() {
+            return Err(passthrough(answer));
+        }
+        let informative = informative_headers(answer.headers());
+        let (mut response, writer) = crate::sse::response();
+        response.headers_mut().extend(informative);
+        response.headers_mut().extend(conflicts);
+        tokio::spawn(async move {
+            let mut stream = ResponsesStream::default();
+            if let Err(Gone) = stream.run(self, answer, &writer).await {
+                tracing::info!("the client went away during a streamed response");
+            }
+        });
+        Ok(response)
+    }
+}
+
+/// One streamed response as the client sees it, across the rounds.
+#[derive(Default)]
+struct ResponsesStream {
+    sequence: u64,
+    first: Option<(Value, Value)>,
+    visible: Vec<Value>,
+    usage: Value,
+}
+
+impl ResponsesStream {
+    async fn send(&mut self, writer: &Writer, mut event: Value) -> Result<(), Gone> {
+        event["sequence_number"] = json!(self.sequence);
+        self.sequence += 1;
+        let name = event["type"].as_str().unwrap_or("message").to_owned();
+        writer.named(&name, &event).await
+    }
+
+    async fn fail(&mut self, writer: &Writer, message: String) -> Result<(), Gone> {
+        tracing::warn!("{message}");
+        self.send(
+            writer,
+            json!({"type": "error", "code": "upstream_error", "message": message, "param": null}),
+        )
+        .await
+    }
+
+    async fn run(
+        &mut self,
+        mut rounds: Rounds,
+        first: reqwest::Response,
+        writer: &Writer,
+    ) -> Result<(), Gone> {
+        let max = rounds.inner.config.max_rounds;
+        let mut answer = first;
+        let mut round = 1;
+        loop {
+            // Per upstream output index: the client's index, `None` for an injected call.
+            let mut indexes: HashMap<u64, Option<usize>> = HashMap::new();
+            let mut completed = None;
+            let mut events = std::pin::pin!(events(answer));
+            while let Some(event) = events.next().await {
+                let event = match event {
+                    Ok(event) => event,
+                    Err(why) => return self.fail(writer, why).await,
+                };
+                let mut event: Value = match serde_json::from_str(&event.data) {
+                    Ok(event) => event,
+                    Err(err) => {
+                        return self
+                            .fail(
+                                writer,
+                                format!("The upstream sent an unreadable event: {err}"),
+                            )
+                            .await;
+                    }
+                };
+                let kind = event["type"].as_str().unwrap_or_default().to_owned();
+                match kind.as_str() {
+                    "response.created" | "response.in_progress" => {
+                        if round == 1 {
+                            if self.first.is_none() {
+                                self.first = Some((
+                                    event["response"]["id"].clone(),
+                                    event["response"]["created_at"].clone(),
+                                ));
+                            }
+                            self.send(writer, event).await?;
+                        }
+                    }
+                    "response.completed" => {
+                        completed = Some(event["response"].take());
+                        break;
+                    }
+                    "response.failed" | "response.incomplete" | "error" => {
+                        if let Some((id, _)) = &self.first {
+                            if event.get("response").is_some() {
+                                event["response"]["id"] = id.clone();
+                            }
+                        }
+                        return self.send(writer, event).await;
+                    }
+                    _ => {
+                        let Some(index) = event.get("output_index").and_then(Value::as_u64) else {
+                            self.send(writer, event).await?;
+                            continue;
+                        };
+                        let client_index = match indexes.get(&index) {
+                            Some(known) => *known,
+                            None => {
+                                let injected = event
+                                    .get("item")
+                                    .is_some_and(|item| rounds.is_injected_item(item));
+                                let client = (!injected).then(|| {
+                                    self.visible.len()
+                                        + indexes.values().filter(|v| v.is_some()).count()
+                                });
+                                indexes.insert(index, client);
+                                client
+                            }
+                        };
+                        if let Some(client_index) = client_index {
+                            event["output_index"] = json!(client_index);
+                            self.send(writer, event).await?;
+                        }
+                    }
+                }
+            }
+            let Some(response) = completed else {
+                return self
+                    .fail(
+                        writer,
+                        "The upstream's stream ended before `response.completed`.".to_owned(),
+                    )
+                    .await;
+            };
+            if let Some(more) = response.get("usage").filter(|u| !u.is_null()) {
+                add_usage(&mut self.usage, more);
+            }
+            if self.first.is_none() {
+                self.first = Some((response["id"].clone(), response["created_at"].clone()));
+            }
+            let first = self.first.clone().unwrap_or_default();
+            let output: Vec<Value> = response
+                .get("output")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            self.visible.extend(
+                output
+                    .iter()
+                    .filter(|item| !rounds.is_injected_item(item))
+                    .cloned(),
+            );
+            let calls = match responses_tool_calls(&response) {
+                Ok(calls) => calls,
+                Err(err) => {
+                    return self
+                        .fail(
+                            writer,
+                            format!("The upstream's function calls are unreadable: {err}"),
+                        )
+                        .await;
+                }
+            };
+            let id = response["id"].as_str().unwrap_or_default().to_owned();
+            let first_id = first.0.as_str().unwrap_or_default().to_owned();
+            let injected = calls
+                .iter()
+                .filter(|call| rounds.injection.is_injected(&call.name))
+                .count();
+            let end = if injected == 0 || round >= max {
+                rounds.remember(&first_id, &id);
+                true
+            } else {
+                writer
+                    .comment(&format!("tooldef: running {injected} tool call(s)"))
+                    .await?;
+                rounds
+                    .execute(&id, &first_id, &output, calls)
+                    .await
+                    .is_some()
+            };
+            if end {
+                let visible = std::mem::take(&mut self.visible);
+                let usage = std::mem::take(&mut self.usage);
+                let answer = Rounds::answer(response, &first, visible, usage);
+                tracing::info!(rounds = round, "streamed response");
+                return self
+                    .send(
+                        writer,
+                        json!({"type": "response.completed", "response": answer}),
+                    )
+                    .await;
+            }
+            round += 1;
+            answer = match rounds
+                .inner
+                .upstream
+                .post_json(PATH, &rounds.headers, &rounds.body(round))
+                .await
+            {
+                Ok(answer) if answer.status().is_success() => answer,
+                Ok(answer) => {
+                    let status = answer.status();
+                    let body = answer.text().await.unwrap_or_default();
+                    let message = serde_json::from_str::<Value>(&body)
+                        .ok()
+                        .and_then(|v| {
+                            v.pointer("/error/message")
+                                .and_then(Value::as_str)
+                                .map(str::to_owned)
+                        })
+                        .unwrap_or(body);
+                    return self
+                        .fail(
+                            writer,
+                            format!("The upstream answered round {round} with {status}: {message}"),
+                        )
+                        .await;
+                }
+                Err(err) => return self.fail(writer, err.message).await,
+            };
+        }
+    }
+}

@@ -1,0 +1,403 @@
+//! The MCP servers a gateway injects tools from, each kept connected by its own supervisor: a
+//! stdio server is started as a child process and started again, with backoff, whenever it
+//! dies; a Streamable HTTP server is reconnected the same way. Their tools are listed on every
+//! (re)connection and whenever the server says its list changed.
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::AsyncBufReadExt;
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+use tooldef::ToolOutput;
+use tooldef::convert::Converted;
+
+use crate::config::ServerConfig;
+
+/// The first restart comes this soon after a death; each further one waits twice as long.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// The longest wait between two restarts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// A server that stayed up this long is healthy again: its next restart is quick.
+const HEALTHY_AFTER: Duration = Duration::from_secs(60);
+/// How long a server may take to start and list its tools (`npx` may download first).
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Where a server is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Being started (or reconnected).
+    Starting,
+    /// Connected: calls go through.
+    Running,
+    /// Dead or unreachable; a restart is scheduled.
+    Down,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::Starting => "starting",
+            Phase::Running => "running",
+            Phase::Down => "down",
+        }
+    }
+}
+
+struct State {
+    phase: Phase,
+    peer: Option<Peer<RoleClient>>,
+    /// The admitted tools as the server listed them, kept while it is down so that the model's
+    /// tools (and prompt caches) stay the same across a restart.
+    tools: Arc<Vec<Value>>,
+    restarts: u32,
+    pid: Option<u32>,
+    last_error: Option<String>,
+}
+
+/// One configured MCP server.
+pub struct Server {
+    /// Its name in the configuration.
+    pub name: String,
+    /// How it is reached and which tools it gives.
+    pub config: ServerConfig,
+    /// The longest a call may take.
+    pub timeout: Duration,
+    state: Mutex<State>,
+    /// Bumped whenever any server's tools change, so the catalog knows to rebuild.
+    generation: Arc<AtomicU64>,
+}
+
+/// What a call to a server's tool gave: the text the model reads and whether it is an error.
+pub struct CallOutcome {
+    /// The result in words (every content block; see [`ToolOutput::to_text`]).
+    pub text: String,
+    /// The call failed; the text says why.
+    pub is_error: bool,
+}
+
+impl CallOutcome {
+    pub(crate) fn error(text: String) -> CallOutcome {
+        CallOutcome {
+            text,
+            is_error: true,
+        }
+    }
+}
+
+impl Server {
+    /// A server not started yet; [`start`](Self::start) starts its supervisor.
+    pub fn new(
+        name: String,
+        config: ServerConfig,
+        timeout: Duration,
+        generation: Arc<AtomicU64>,
+    ) -> Arc<Server> {
+        Arc::new(Server {
+            name,
+            config,
+            timeout,
+            state: Mutex::new(State {
+                phase: Phase::Starting,
+                peer: None,
+                tools: Arc::new(Vec::new()),
+                restarts: 0,
+                pid: None,
+                last_error: None,
+            }),
+            generation,
+        })
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding this lock leaves plain data behind: carry on with it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The admitted tools, as last listed.
+    pub fn tools(&self) -> Arc<Vec<Value>> {
+        self.state().tools.clone()
+    }
+
+    /// Its health, for `/healthz`.
+    pub fn status(&self) -> Value {
+        let state = self.state();
+        serde_json::json!({
+            "name": self.name,
+            "transport": if self.config.url.is_some() { "http" } else { "stdio" },
+            "state": state.phase.as_str(),
+            "tools": state.tools.len(),
+            "restarts": state.restarts,
+            "pid": state.pid,
+            "last_error": state.last_error,
+        })
+    }
+
+    /// Starts the supervisor; the receiver fires once the first connection has succeeded or
+    /// failed, so that a gateway can wait for its tools before it takes requests.
+    pub fn start(self: &Arc<Self>) -> oneshot::Receiver<()> {
+        let (ready, first) = oneshot::channel();
+        tokio::spawn(supervise(Arc::downgrade(self), ready));
+        first
+    }
+
+    /// Calls `converted` (one of this server's tools) with the model's arguments, restored to
+    /// the server's shape, within the server's time limit.
+    pub async fn call(
+        &self,
+        converted: &Converted,
+        original: &str,
+        arguments: &str,
+    ) -> CallOutcome {
+        let peer = {
+            let state = self.state();
+            match (&state.peer, state.phase) {
+                (Some(peer), Phase::Running) => peer.clone(),
+                _ => {
+                    return CallOutcome::error(format!(
+                        "The MCP server `{}` is not running (it is being restarted), so `{}` was \
+                         not called. Try again in a moment, or answer without it.",
+                        self.name,
+                        converted.name()
+                    ));
+                }
+            }
+        };
+        let mut arguments = match parse_arguments(arguments) {
+            Ok(arguments) => arguments,
+            Err(()) => {
+                return CallOutcome::error(format!(
+                    "The arguments for `{}` are not a JSON object. Call it again with an object.",
+                    converted.name()
+                ));
+            }
+        };
+        converted.restore_arguments(&mut arguments);
+        let mut request = CallToolRequestParams::new(original.to_owned());
+        if let Value::Object(arguments) = arguments {
+            request = request.with_arguments(arguments);
+        }
+        match tokio::time::timeout(self.timeout, peer.call_tool(request)).await {
+            Ok(Ok(result)) => {
+                let is_error = result.is_error == Some(true);
+                match serde_json::to_value(&result) {
+                    Ok(json) => CallOutcome {
+                        text: ToolOutput::from_mcp_result(&json).to_text(),
+                        is_error,
+                    },
+                    Err(err) => CallOutcome::error(format!(
+                        "`{}` answered, unreadably: {err}",
+                        converted.name()
+                    )),
+                }
+            }
+            Ok(Err(err)) => CallOutcome::error(format!(
+                "The MCP server `{}` did not answer the call to `{}`: {err}",
+                self.name,
+                converted.name()
+            )),
+            Err(_) => CallOutcome::error(format!(
+                "`{}` did not finish within {} s and was abandoned.",
+                converted.name(),
+                self.timeout.as_secs_f64()
+            )),
+        }
+    }
+
+    fn set_down(&self, why: String) {
+        let mut state = self.state();
+        state.phase = Phase::Down;
+        state.peer = None;
+        state.pid = None;
+        tracing::warn!(server = %self.name, "MCP server down: {why}");
+        state.last_error = Some(why);
+    }
+
+    fn set_tools(&self, tools: Vec<Value>) {
+        let tools: Vec<Value> = tools
+            .into_iter()
+            .filter(|tool| {
+                tool.get("name")
+                    .and_then(Value::as_str)
+                    .is_some_and(|name| self.config.admits(name))
+            })
+            .collect();
+        let mut state = self.state();
+        if *state.tools != tools {
+            state.tools = Arc::new(tools);
+            self.generation.fetch_add(1, Ordering::Release);
+        }
+    }
+}
+
+/// The model's arguments as a JSON object (`null` and nothing count as none).
+fn parse_arguments(text: &str) -> Result<Value, ()> {
+    match text.trim() {
+        "" => Ok(Value::Object(serde_json::Map::new())),
+        text => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Null) => Ok(Value::Object(serde_json::Map::new())),
+            Ok(value @ Value::Object(_)) => Ok(value),
+            _ => Err(()),
+        },
+    }
+}
+
+/// The client side of one connection: says who we are, and re-lists the tools when the server
+/// says they changed.
+struct Client {
+    server: Weak<Server>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info.name = "tooldef-gateway".to_owned();
+        info.client_info.version = env!("CARGO_PKG_VERSION").to_owned();
+        info
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(server) = self.server.upgrade() else {
+            return;
+        };
+        match tokio::time::timeout(START_TIMEOUT, context.peer.list_all_tools()).await {
+            Ok(Ok(tools)) => {
+                tracing::info!(server = %server.name, count = tools.len(), "tools changed");
+                server.set_tools(to_json(tools));
+            }
+            Ok(Err(err)) => tracing::warn!(server = %server.name, "re-listing tools failed: {err}"),
+            Err(_) => tracing::warn!(server = %server.name, "re-listing tools timed out"),
+        }
+    }
+}
+
+fn to_json(tools: Vec<rmcp::model::Tool>) -> Vec<Value> {
+    tools
+        .into_iter()
+        .filter_map(|tool| serde_json::to_value(tool).ok())
+        .collect()
+}
+
+/// Keeps one server connected until the gateway is dropped.
+async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
+    let mut ready = Some(ready);
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let Some(strong) = server.upgrade() else {
+            return;
+        };
+        strong.state().phase = Phase::Starting;
+        let connected = connect(&strong).await;
+        match connected {
+            Ok((running, pid)) => {
+                let listed =
+                    tokio::time::timeout(START_TIMEOUT, running.peer().list_all_tools()).await;
+                match listed {
+                    Ok(Ok(tools)) => {
+                        tracing::info!(server = %strong.name, count = tools.len(), pid, "MCP server running");
+                        strong.set_tools(to_json(tools));
+                        {
+                            let mut state = strong.state();
+                            state.phase = Phase::Running;
+                            state.peer = Some(running.peer().clone());
+                            state.pid = pid;
+                            state.last_error = None;
+                        }
+                        if let Some(ready) = ready.take() {
+                            let _ = ready.send(());
+                        }
+                        let up = Instant::now();
+                        drop(strong);
+                        let why = match running.waiting().await {
+                            Ok(reason) => format!("the connection ended ({reason:?})"),
+                            Err(err) => format!("the connection failed: {err}"),
+                        };
+                        let Some(strong) = server.upgrade() else {
+                            return;
+                        };
+                        strong.set_down(why);
+                        if up.elapsed() >= HEALTHY_AFTER {
+                            backoff = FIRST_BACKOFF;
+                        }
+                    }
+                    Ok(Err(err)) => strong.set_down(format!("listing its tools failed: {err}")),
+                    Err(_) => strong.set_down(format!(
+                        "it did not list its tools within {} s",
+                        START_TIMEOUT.as_secs()
+                    )),
+                }
+            }
+            Err(why) => strong.set_down(why),
+        }
+        if let Some(ready) = ready.take() {
+            let _ = ready.send(());
+        }
+        tokio::time::sleep(backoff).await;
+        backoff = (backoff * 2).min(MAX_BACKOFF);
+        match server.upgrade() {
+            Some(strong) => strong.state().restarts += 1,
+            None => return,
+        }
+    }
+}
+
+type Running = RunningService<RoleClient, Client>;
+
+/// One connection attempt: the running client and, for a child process, its pid.
+async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String> {
+    let client = Client {
+        server: Arc::downgrade(server),
+    };
+    let config = &server.config;
+    if let Some(url) = &config.url {
+        let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+        if let Some(var) = &config.bearer_token_env {
+            let token = std::env::var(var)
+                .map_err(|_| format!("the environment variable `{var}` is not set"))?;
+            http = http.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::from_config(http);
+        let running = tokio::time::timeout(START_TIMEOUT, client.serve(transport))
+            .await
+            .map_err(|_| format!("`{url}` did not answer `initialize` in time"))?
+            .map_err(|err| format!("`{url}` did not start an MCP session: {err}"))?;
+        return Ok((running, None));
+    }
+    let program = config.command.as_deref().unwrap_or_default();
+    let mut command = tokio::process::Command::new(program);
+    command
+        .args(&config.args)
+        .envs(&config.env)
+        .kill_on_drop(true);
+    if let Some(cwd) = &config.cwd {
+        command.current_dir(cwd);
+    }
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot start `{program}`: {err}"))?;
+    let pid = transport.id();
+    if let Some(stderr) = stderr {
+        // Its log, line by line, under its name; never mixed into the protocol.
+        let name = server.name.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(server = %name, "{line}");
+            }
+        });
+    }
+    let running = tokio::time::timeout(START_TIMEOUT, client.serve(transport))
+        .await
+        .map_err(|_| format!("`{program}` did not answer `initialize` in time"))?
+        .map_err(|err| format!("`{program}` did not start as an MCP server: {err}"))?;
+    Ok((running, pid))
+}
