@@ -371,7 +371,9 @@ impl Rounds {
 struct ChatStream {
     id: Value,
     created: Value,
-    model: Value,
+    /// The fields of the upstream's chunks besides `choices` and `usage` (`model`,
+    /// `system_fingerprint`, `service_tier`…), as of the latest chunk.
+    template: Map<String, Value>,
     role_sent: bool,
     wrote_text: bool,
     include_usage: bool,
@@ -385,7 +387,7 @@ impl ChatStream {
         ChatStream {
             id: Value::Null,
             created: Value::Null,
-            model: Value::Null,
+            template: Map::new(),
             role_sent: false,
             wrote_text: false,
             include_usage: stream_options
@@ -397,14 +399,18 @@ impl ChatStream {
         }
     }
 
+    /// A chunk of the client's stream: the first round's id and time, the latest chunk's other
+    /// fields.
     fn chunk(&self, delta: Map<String, Value>, finish_reason: Value) -> Value {
-        json!({
-            "id": self.id,
-            "object": "chat.completion.chunk",
-            "created": self.created,
-            "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}],
-        })
+        let mut chunk = self.template.clone();
+        chunk.insert("id".to_owned(), self.id.clone());
+        chunk.insert("object".to_owned(), json!("chat.completion.chunk"));
+        chunk.insert("created".to_owned(), self.created.clone());
+        chunk.insert(
+            "choices".to_owned(),
+            json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish_reason}]),
+        );
+        Value::Object(chunk)
     }
 
     async fn fail(&self, writer: &Writer, message: String) -> Result<(), Gone> {
@@ -455,7 +461,13 @@ impl ChatStream {
                 if self.id.is_null() {
                     self.id = chunk["id"].clone();
                     self.created = chunk["created"].clone();
-                    self.model = chunk["model"].clone();
+                }
+                if let Some(fields) = chunk.as_object() {
+                    self.template = fields
+                        .iter()
+                        .filter(|(key, _)| !matches!(key.as_str(), "choices" | "usage"))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
                 }
                 if let Err(err) = calls.push(&chunk) {
                     return self
