@@ -115,15 +115,28 @@ fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<(), ApiEr
             .then(|| input[i].get("call_id").and_then(Value::as_str))
             .flatten()
             .and_then(|id| inner.store.get(&format!("call:{id}")));
-        if let Some(Kept::ResponsesTurn { items }) = kept.as_deref() {
-            let first_id = items.first().and_then(|item| item.get("call_id"));
+        if let Some(Kept::ResponsesTurn {
+            earlier,
+            calls,
+            outputs,
+        }) = kept.as_deref()
+        {
+            let first_id = calls.first().and_then(|item| item.get("call_id"));
             let present = input.iter().any(|item| {
                 item.get("type").and_then(Value::as_str) == Some("function_call")
                     && item.get("call_id") == first_id
             });
             if !present {
-                input.splice(i..i, items.iter().cloned());
-                i += items.len();
+                // The turn's calls together, as the model made them, then their outputs.
+                input.splice(i..i, earlier.iter().chain(calls).cloned());
+                i += earlier.len() + calls.len();
+                while input.get(i + 1).is_some_and(|item| {
+                    item.get("type").and_then(Value::as_str) == Some("function_call")
+                }) {
+                    i += 1;
+                }
+                input.splice(i + 1..i + 1, outputs.iter().cloned());
+                i += outputs.len();
             }
         }
         i += 1;
@@ -195,20 +208,22 @@ impl Rounds {
             .collect();
         self.added.extend(output.iter().cloned());
         self.added.extend(outputs.iter().cloned());
-        let hidden: Vec<Value> = output
+        let calls: Vec<Value> = output
             .iter()
             .filter(|item| self.is_injected_item(item))
             .cloned()
             .collect();
-        self.hidden.extend(hidden);
-        self.hidden.extend(outputs.iter().cloned());
         if client.is_empty() {
+            self.hidden.extend(calls);
+            self.hidden.extend(outputs);
             return None;
         }
         self.inner.store.put(
             client.iter().map(|call| format!("call:{}", call.id)),
             Kept::ResponsesTurn {
-                items: self.hidden.clone(),
+                earlier: std::mem::take(&mut self.hidden),
+                calls,
+                outputs: outputs.clone(),
             },
         );
         self.inner.store.put(

@@ -24,11 +24,14 @@ pub enum Kept {
         results: Vec<Value>,
     },
     /// A Responses turn that mixed calls, kept under each of the client's call ids: the items
-    /// the client was not shown (earlier rounds' calls and outputs, this turn's injected calls
-    /// and their outputs), to go before the client's own calls.
+    /// the client was not shown, to be put back where the model produced them.
     ResponsesTurn {
-        /// The items.
-        items: Vec<Value>,
+        /// Earlier rounds' injected calls and their outputs.
+        earlier: Vec<Value>,
+        /// This turn's injected calls, which go with the client's calls.
+        calls: Vec<Value>,
+        /// Their outputs, which follow the turn's calls.
+        outputs: Vec<Value>,
     },
     /// A response the client was shown, kept under its id: the upstream response it ended
     /// with, and the outputs of its injected calls (for a `previous_response_id` follow-up).
