@@ -16,7 +16,7 @@ pub fn run(args: GatewayArgs) -> Result<ExitCode, Failure> {
         .with_ansi(false)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("TOOLDEF_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
         )
         .init();
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -1,0 +1,1557 @@
+"""`tooldef gateway` end to end, driven by the official OpenAI Python SDK.
+
+usage: python gateway_test.py --tooldef BIN --upstream BIN --mcp-server BIN --everything BIN [-k TEXT]... [--list]
+
+Every process is real: the scripted upstream (an OpenAI-compatible server replaying the script in
+the last user message and recording what it receives), the mcp_server example and
+server-everything (over stdio, and over Streamable HTTP), and several gateways in front of them.
+Each test puts a unique marker in its user message and checks both what the client got and what
+the upstream received (`GET /_log?marker=...`). Tests are isolated: each has its own marker and a
+hard time limit, and a failure is reported without stopping the others. The last line is
+`python gateway client: N passed, M failed`; the exit status is 1 when any test failed.
+"""
+
+import argparse
+import asyncio
+import functools
+import inspect
+import json
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field
+
+import openai
+from openai import AsyncOpenAI, OpenAI
+
+try:  # the SDK's own HTTP library (httpx2 since openai 3), with httpx's interface
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover
+    import httpx
+
+CLIENT_KEY = "sk-test-client"
+MODEL = "scripted-1"
+SERVER_TIME = "2026-11-22T09:30:00Z"
+EXAMPLE_TOOLS = {
+    "get_server_time", "get_weather", "convert_currency", "search_flights", "book_hotel",
+    "plan_itinerary", "set_reminder", "send_agent_message", "cancel_booking", "crash", "sleep",
+}
+LOOKUP_ORDER_PARAMETERS = {
+    "type": "object",
+    "properties": {"order_id": {"type": "string"}, "verbose": {"type": "boolean"}},
+    "required": ["order_id"],
+}
+KEY_ENV = "TOOLDEF_GATEWAY_TEST_KEY"
+KEY = "gw-key-" + uuid.uuid4().hex
+
+BIN = {}  # filled from the command line
+PROCESSES = []  # every Proc started, stopped at the end
+UPSTREAM = None  # http://127.0.0.1:PORT of the scripted upstream
+GATEWAYS = {}  # name -> Gateway
+
+
+# ---------------------------------------------------------------------------------------------
+# checks
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise AssertionError(f"{what}: expected {want!r}, got {got!r}")
+
+
+def short(value, limit=600):
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} chars)"
+
+
+# ---------------------------------------------------------------------------------------------
+# processes
+
+
+def descendants(pid):
+    """The pids of every process below `pid` (Linux /proc; empty elsewhere)."""
+    children = {}
+    try:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    except OSError:
+        return []
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class Proc:
+    """A child process whose stdout and stderr lines are read by threads and kept."""
+
+    def __init__(self, name, argv, env=None):
+        self.name = name
+        self.argv = argv
+        self.lines = []  # (stream, line)
+        self.cond = threading.Condition()
+        self.closed = 0
+        self.popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            text=True,
+            errors="replace",
+            bufsize=1,
+        )
+        PROCESSES.append(self)
+        for stream_name, stream in (("stdout", self.popen.stdout), ("stderr", self.popen.stderr)):
+            threading.Thread(target=self._pump, args=(stream_name, stream), daemon=True).start()
+
+    def _pump(self, stream_name, stream):
+        for line in stream:
+            with self.cond:
+                self.lines.append((stream_name, line.rstrip("\n")))
+                self.cond.notify_all()
+        with self.cond:
+            self.closed += 1
+            self.cond.notify_all()
+
+    def wait_for(self, pattern, timeout, stream=None):
+        """The first match of `pattern` in a line of `stream` (either when None)."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        seen = 0
+        with self.cond:
+            while True:
+                for stream_name, line in self.lines[seen:]:
+                    if stream is None or stream_name == stream:
+                        match = regex.search(line)
+                        if match:
+                            return match
+                seen = len(self.lines)
+                if self.closed == 2:
+                    raise AssertionError(
+                        f"{self.name} exited (status {self.popen.poll()}) before printing /{pattern}/; "
+                        f"its output ends with:\n{self.tail()}"
+                    )
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{self.name} did not print /{pattern}/ in {timeout} s; output:\n{self.tail()}")
+                self.cond.wait(min(left, 0.5))
+
+    def text(self, stream=None):
+        with self.cond:
+            return "\n".join(line for name, line in self.lines if stream is None or name == stream)
+
+    def tail(self, n=30):
+        with self.cond:
+            return "\n".join(f"  {name}: {line}" for name, line in self.lines[-n:])
+
+    def stop(self):
+        below = descendants(self.popen.pid)
+        if self.popen.poll() is None:
+            self.popen.terminate()
+            try:
+                self.popen.wait(5)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait(5)
+        time.sleep(0.1)
+        for pid in below:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Gateway:
+    def __init__(self, name, args, env_extra=None):
+        self.name = name
+        self.url = None
+        self.error = None
+        env = dict(os.environ)
+        env.update(env_extra or {})
+        argv = [BIN["tooldef"], "gateway", "--listen", "127.0.0.1:0", "--upstream", UPSTREAM + "/v1", *args]
+        self.proc = Proc(f"gateway {name}", argv, env)
+
+    def wait_ready(self, timeout):
+        if self.url is None and self.error is None:
+            try:
+                match = self.proc.wait_for(r"tooldef gateway: listening on (http://\S+)", timeout, "stderr")
+                self.url = match.group(1).rstrip("/")
+            except AssertionError as error:
+                self.error = str(error)
+        if self.error is not None:
+            raise AssertionError(f"gateway {self.name} did not start: {self.error}")
+        return self
+
+    def client(self, **kw):
+        return OpenAI(base_url=self.url + "/v1", api_key=CLIENT_KEY, max_retries=0, timeout=60, **kw)
+
+    def aclient(self, **kw):
+        return AsyncOpenAI(base_url=self.url + "/v1", api_key=CLIENT_KEY, max_retries=0, timeout=90, **kw)
+
+    def get(self, path, **kw):
+        return httpx.get(self.url + path, timeout=30, **kw)
+
+    def healthz(self):
+        response = self.get("/healthz")
+        eq(response.status_code, 200, "GET /healthz status")
+        return response.json()
+
+    def server(self, name):
+        servers = {server.get("name"): server for server in self.healthz().get("servers", [])}
+        check(name in servers, f"/healthz lists no server {name!r}: {short(servers)}")
+        return servers[name]
+
+    def tools(self, target):
+        response = self.get("/v1/tools", params={"target": target})
+        eq(response.status_code, 200, f"GET /v1/tools?target={target} status")
+        return response.json()
+
+
+def gateway(name):
+    check(name in GATEWAYS, f"no gateway {name!r}")
+    return GATEWAYS[name].wait_ready(60)
+
+
+def mcp(name, *argv):
+    return ["--mcp", f"{name}=" + " ".join(argv)]
+
+
+def start_everything():
+    """Starts the upstream, server-everything over Streamable HTTP and every gateway."""
+    global UPSTREAM
+    upstream = Proc("scripted-upstream", [BIN["upstream"], "--listen", "127.0.0.1:0"])
+    web_port = free_port()
+    web = Proc(
+        "server-everything (streamableHttp)",
+        [BIN["everything"], "streamableHttp"],
+        dict(os.environ, PORT=str(web_port)),
+    )
+    UPSTREAM = upstream.wait_for(r"listening on (http://\S+)", 60, "stdout").group(1).rstrip("/")
+    example = mcp("example", BIN["mcp_server"], "--test-tools")
+    everything = mcp("everything", BIN["everything"])
+    # The most talkative log level, for the check that no secret is ever logged.
+    GATEWAYS["main"] = Gateway("main", [*example, *everything], {"TOOLDEF_LOG": "debug"})
+    GATEWAYS["limits"] = Gateway("limits", [*example, *everything, "--max-rounds", "3", "--tool-timeout", "1"])
+    GATEWAYS["kill"] = Gateway("kill", example)
+    GATEWAYS["inject"] = Gateway("inject", [*example, "--mode", "inject"])
+    GATEWAYS["key"] = Gateway("key", [*example, "--key-env", KEY_ENV], {KEY_ENV: KEY, "TOOLDEF_LOG": "debug"})
+    web_error = None
+    try:
+        web.wait_for(r"listening on port", 60, "stderr")
+    except AssertionError as error:
+        web_error = str(error)
+    GATEWAYS["web"] = Gateway("web", ["--mcp-url", f"web=http://127.0.0.1:{web_port}/mcp"])
+    if web_error:
+        GATEWAYS["web"].error = web_error
+    deadline = time.monotonic() + 90
+    for gw in GATEWAYS.values():
+        try:
+            gw.wait_ready(max(1, deadline - time.monotonic()))
+        except AssertionError as error:
+            print(f"warning: {error}", flush=True)
+
+
+def stop_everything():
+    for proc in reversed(PROCESSES):
+        try:
+            proc.stop()
+        except Exception as error:  # noqa: BLE001 - keep stopping the others
+            print(f"warning: stopping {proc.name}: {error}", flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# the upstream's record
+
+
+def upstream_log(marker, path=None):
+    response = httpx.get(UPSTREAM + "/_log", params={"marker": marker}, timeout=30)
+    eq(response.status_code, 200, "GET /_log status")
+    entries = response.json()
+    if path is not None:
+        entries = [entry for entry in entries if entry.get("path", "").split("?")[0] == path]
+    return entries
+
+
+def user_text(marker, turns):
+    return f"Test {marker}.\nSCRIPT: {json.dumps(turns)}"
+
+
+def content_text(content):
+    """The text of a message content or a tool output: a string or a list of text parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return json.dumps(content)
+
+
+# ---------------------------------------------------------------------------------------------
+# the two APIs, behind one interface
+
+
+@dataclass
+class Reply:
+    id: str
+    texts: list
+    calls: list  # (id, name, arguments)
+    finish: object
+    usage: object
+    headers: object
+    events: list = field(default_factory=list)
+
+    @property
+    def text(self):
+        return "\n\n".join(self.texts)
+
+
+def check_calls_visible(api, calls, allowed, inject):
+    """In execute mode no injected call reaches the client, only its own tools' calls."""
+    if inject:
+        return
+    for _, name, _ in calls:
+        check(name in allowed, f"the client got a call of {name!r}, not one of its tools {sorted(allowed)}")
+
+
+class ChatApi:
+    name = "chat"
+    target = "chat"
+    path = "/v1/chat/completions"
+    usage_keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+    def endpoint(self, client):
+        return client.chat.completions
+
+    def tool(self, name, description, parameters):
+        return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+    def def_name(self, d):
+        return d.get("function", {}).get("name")
+
+    def def_strict(self, d):
+        return d.get("function", {}).get("strict")
+
+    def def_parameters(self, d):
+        return d.get("function", {}).get("parameters")
+
+    def def_description(self, d):
+        return d.get("function", {}).get("description")
+
+    def named_choice(self, name):
+        return {"type": "function", "function": {"name": name}}
+
+    def start(self, marker, turns):
+        return [{"role": "user", "content": user_text(marker, turns)}]
+
+    def extend(self, conversation, reply, outputs):
+        assistant = {
+            "role": "assistant",
+            "content": reply.text or None,
+            "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                for call_id, name, arguments in reply.calls
+            ],
+        }
+        tools = [{"role": "tool", "tool_call_id": call_id, "content": text} for call_id, text in outputs.items()]
+        return [*conversation, assistant, *tools]
+
+    def args(self, conversation, stream, kw):
+        args = {"model": MODEL, "messages": conversation, **kw}
+        if stream:
+            args["stream"] = True
+        return args
+
+    def reply(self, parsed, headers, stream, allowed, inject):
+        if not stream:
+            choice = parsed.choices[0]
+            message = choice.message
+            calls = [(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []]
+            check_calls_visible(self, calls, allowed, inject)
+            return Reply(
+                parsed.id,
+                [message.content] if message.content else [],
+                calls,
+                choice.finish_reason,
+                parsed.usage.model_dump() if parsed.usage else None,
+                headers,
+            )
+        chunks = parsed
+        check(chunks, "the stream had no chunk")
+        ids = {chunk.id for chunk in chunks}
+        eq(len(ids), 1, f"number of distinct ids in the stream {sorted(ids)}")
+        roles = [c for chunk in chunks for c in chunk.choices if c.delta and c.delta.role]
+        eq(len(roles), 1, "number of chunks with a role delta")
+        finishes = [c.finish_reason for chunk in chunks for c in chunk.choices if c.finish_reason]
+        eq(len(finishes), 1, "number of chunks with a finish_reason")
+        text = ""
+        calls = {}
+        for chunk in chunks:
+            for c in chunk.choices:
+                if c.delta is None:
+                    continue
+                text += c.delta.content or ""
+                for delta in c.delta.tool_calls or []:
+                    call = calls.setdefault(delta.index, {"id": None, "name": None, "arguments": ""})
+                    if delta.id:
+                        check(call["id"] in (None, delta.id), f"tool call {delta.index} changed its id")
+                        call["id"] = delta.id
+                    if delta.function and delta.function.name:
+                        check(call["name"] in (None, delta.function.name), f"tool call {delta.index} changed its name")
+                        call["name"] = delta.function.name
+                    if delta.function and delta.function.arguments:
+                        call["arguments"] += delta.function.arguments
+        eq(sorted(calls), list(range(len(calls))), "the tool call indices of the stream")
+        usages = [chunk.usage for chunk in chunks if chunk.usage is not None]
+        check(len(usages) <= 1, f"{len(usages)} chunks carry usage")
+        if usages:
+            check(not chunks[-1].choices, "the usage chunk is not the last one or has choices")
+        calls = [(calls[i]["id"], calls[i]["name"], calls[i]["arguments"]) for i in sorted(calls)]
+        check_calls_visible(self, calls, allowed, inject)
+        return Reply(
+            chunks[0].id,
+            [text] if text else [],
+            calls,
+            finishes[0],
+            usages[0].model_dump() if usages else None,
+            headers,
+            chunks,
+        )
+
+    # what the upstream received
+    def req_tools(self, body):
+        return body.get("tools") or []
+
+    def req_items(self, body):
+        return body.get("messages") or []
+
+    def req_calls(self, body):
+        return [
+            (c.get("id"), c.get("function", {}).get("name"), c.get("function", {}).get("arguments"))
+            for m in self.req_items(body)
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or []
+        ]
+
+    def req_results(self, body):
+        return [(m.get("tool_call_id"), content_text(m.get("content"))) for m in self.req_items(body) if m.get("role") == "tool"]
+
+
+class ResponsesApi:
+    name = "responses"
+    target = "responses"
+    path = "/v1/responses"
+    usage_keys = ("input_tokens", "output_tokens", "total_tokens")
+
+    def endpoint(self, client):
+        return client.responses
+
+    def tool(self, name, description, parameters):
+        return {"type": "function", "name": name, "description": description, "parameters": parameters, "strict": False}
+
+    def def_name(self, d):
+        return d.get("name")
+
+    def def_strict(self, d):
+        return d.get("strict")
+
+    def def_parameters(self, d):
+        return d.get("parameters")
+
+    def def_description(self, d):
+        return d.get("description")
+
+    def named_choice(self, name):
+        return {"type": "function", "name": name}
+
+    def start(self, marker, turns):
+        return [{"role": "user", "content": user_text(marker, turns)}]
+
+    def call_items(self, reply):
+        return [
+            {"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments}
+            for call_id, name, arguments in reply.calls
+        ]
+
+    def output_items(self, outputs):
+        return [{"type": "function_call_output", "call_id": call_id, "output": text} for call_id, text in outputs.items()]
+
+    def extend(self, conversation, reply, outputs):
+        said = [{"role": "assistant", "content": text} for text in reply.texts]
+        return [*conversation, *said, *self.call_items(reply), *self.output_items(outputs)]
+
+    def args(self, conversation, stream, kw):
+        args = {"model": MODEL, "input": conversation, **kw}
+        if stream:
+            args["stream"] = True
+        return args
+
+    def reply(self, parsed, headers, stream, allowed, inject):
+        events = []
+        if stream:
+            events = parsed
+            response = self.check_events(events, allowed, inject)
+        else:
+            response = parsed
+        texts = [
+            c.text
+            for item in response.output
+            if item.type == "message"
+            for c in item.content
+            if c.type == "output_text"
+        ]
+        calls = [(item.call_id, item.name, item.arguments) for item in response.output if item.type == "function_call"]
+        check_calls_visible(self, calls, allowed, inject)
+        return Reply(
+            response.id,
+            texts,
+            calls,
+            response.status,
+            response.usage.model_dump() if response.usage else None,
+            headers,
+            events,
+        )
+
+    def check_events(self, events, allowed, inject):
+        check(events, "the stream had no event")
+        types = [e.type for e in events]
+        eq(types.count("response.created"), 1, "number of response.created events")
+        eq(types.count("response.completed"), 1, "number of response.completed events")
+        eq(types[0], "response.created", "the first event")
+        eq(types[-1], "response.completed", "the last event")
+        created, completed = events[0], events[-1]
+        eq(completed.response.id, created.response.id, "response.completed's id (vs response.created's)")
+        numbers = [getattr(e, "sequence_number", None) for e in events]
+        missing = [kind for kind, number in zip(types, numbers) if number is None]
+        check(not missing, f"events without sequence_number: {missing}")
+        check(all(a < b for a, b in zip(numbers, numbers[1:])), f"sequence numbers not increasing: {numbers}")
+        output = completed.response.output
+        added, deltas = {}, {}
+        for e in events:
+            index = getattr(e, "output_index", None)
+            if e.type == "response.output_item.added":
+                check(index not in added, f"output_index {index} added twice")
+                added[index] = e.item
+            elif index is not None:
+                check(index in added, f"{e.type} for output_index {index} before its output_item.added")
+                if e.type == "response.output_item.done":
+                    eq(e.item.type, added[index].type, f"type of output item {index} when done")
+                if e.type == "response.output_text.delta":
+                    deltas[index] = deltas.get(index, "") + e.delta
+        eq(sorted(added), list(range(len(output))), "the output indices streamed (vs the completed output)")
+        for index, item in enumerate(output):
+            eq(item.type, added[index].type, f"type of output item {index}")
+            if getattr(item, "id", None) and getattr(added[index], "id", None):
+                eq(item.id, added[index].id, f"id of output item {index}")
+            if item.type == "message":
+                text = "".join(c.text for c in item.content if c.type == "output_text")
+                eq(deltas.get(index, ""), text, f"the text deltas of output item {index}")
+        for item in added.values():
+            if item.type == "function_call":
+                check_calls_visible(self, [(item.call_id, item.name, item.arguments)], allowed, inject)
+        return completed.response
+
+    def req_tools(self, body):
+        return body.get("tools") or []
+
+    def req_items(self, body):
+        items = body.get("input")
+        if isinstance(items, str):
+            return [{"role": "user", "content": items}]
+        return items or []
+
+    def req_calls(self, body):
+        return [
+            (i.get("call_id"), i.get("name"), i.get("arguments"))
+            for i in self.req_items(body)
+            if i.get("type") == "function_call"
+        ]
+
+    def req_results(self, body):
+        return [
+            (i.get("call_id"), content_text(i.get("output")))
+            for i in self.req_items(body)
+            if i.get("type") == "function_call_output"
+        ]
+
+
+CHAT = ChatApi()
+RESPONSES = ResponsesApi()
+
+
+def allowed_names(api, kw):
+    return {api.def_name(d) for d in kw.get("tools") or []}
+
+
+def create(api, client, conversation, stream=False, inject=False, **kw):
+    """One request through the SDK (with_raw_response, for the headers), checked and normalised."""
+    raw = api.endpoint(client).with_raw_response.create(**api.args(conversation, stream, kw))
+    parsed = raw.parse()
+    if stream:
+        parsed = list(parsed)
+    return api.reply(parsed, raw.headers, stream, allowed_names(api, kw), inject)
+
+
+async def acreate(api, client, conversation, stream=False, inject=False, **kw):
+    raw = await api.endpoint(client).with_raw_response.create(**api.args(conversation, stream, kw))
+    parsed = raw.parse()
+    if inspect.isawaitable(parsed):
+        parsed = await parsed
+    if stream:
+        parsed = [item async for item in parsed]
+    return api.reply(parsed, raw.headers, stream, allowed_names(api, kw), inject)
+
+
+def lookup_order(api):
+    return api.tool("lookup_order", "Look an order up by its id.", LOOKUP_ORDER_PARAMETERS)
+
+
+def json_after(text, prefix):
+    """The JSON value that follows `prefix` in `text`."""
+    at = text.find(prefix)
+    check(at >= 0, f"{prefix!r} not in the answer {short(text)}")
+    try:
+        value, _ = json.JSONDecoder().raw_decode(text[at + len(prefix):])
+    except json.JSONDecodeError as error:
+        raise AssertionError(f"no JSON after {prefix!r} in {short(text)}: {error}") from None
+    return value
+
+
+def rounds_header(reply, stream, want):
+    if not stream:
+        eq(reply.headers.get("x-tooldef-rounds"), str(want), "header x-tooldef-rounds")
+
+
+def results_by_id(api, body):
+    results = api.req_results(body)
+    ids = [call_id for call_id, _ in results]
+    eq(len(set(ids)), len(ids), "tool result ids in the upstream's request (duplicates)")
+    return dict(results)
+
+
+def replayed_usage(api, entries):
+    """The usage the upstream gives each logged request, asked again directly, summed.
+
+    The scripted upstream counts tokens from the body's length, so each request is replayed as
+    compact JSON (how the gateway's serde_json writes it), streamed when it was streamed."""
+    total = dict.fromkeys(api.usage_keys, 0)
+    for entry in entries:
+        body = entry["body"]
+        data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+        headers = {"authorization": f"Bearer {CLIENT_KEY}", "content-type": "application/json"}
+        usage = None
+        with httpx.stream("POST", UPSTREAM + api.path, content=data, headers=headers, timeout=30) as response:
+            eq(response.status_code, 200, "status of a logged request replayed to the upstream")
+            if body.get("stream"):
+                for _, event in sse(response):
+                    if event == "[DONE]":
+                        continue
+                    event = json.loads(event)
+                    if event.get("type") == "response.completed":
+                        usage = event["response"].get("usage")
+                    elif event.get("usage"):
+                        usage = event["usage"]
+            else:
+                response.read()
+                usage = response.json().get("usage")
+        check(usage, f"the upstream gave no usage for a replayed request: {short(body)}")
+        for key in api.usage_keys:
+            total[key] += usage.get(key, 0)
+    return total
+
+
+def check_usage(api, reply, entries):
+    check(reply.usage is not None, "the answer has no usage")
+    want = replayed_usage(api, entries)
+    got = {key: reply.usage.get(key) for key in api.usage_keys}
+    eq(got, want, f"usage (the sum over the {len(entries)} upstream requests)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the test registry
+
+
+TESTS = []  # (name, function, timeout seconds)
+
+
+class Ctx:
+    def __init__(self, name):
+        self.tag = uuid.uuid4().hex[:10]
+        self.marker = f"mk{self.tag}"
+        self.name = name
+        self.notes = []
+
+    def note(self, text):
+        """Printed under the test's result line."""
+        self.notes.append(text)
+
+
+def test(name, timeout=45):
+    def register(fn):
+        TESTS.append((name, fn, timeout))
+        return fn
+
+    return register
+
+
+def both_apis(name, timeout=45, streams=(False, True)):
+    """Registers the scenario once per API and per streaming mode."""
+
+    def register(fn):
+        for api in (CHAT, RESPONSES):
+            for stream in streams:
+                variant = f"{name}[{api.name}{'-stream' if stream else ''}]"
+                TESTS.append((variant, functools.partial(fn, api, stream), timeout))
+        return fn
+
+    return register
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. injected tools only
+
+
+@both_apis("injected_tools_only")
+def _(api, stream, t):
+    gw = gateway("main")
+    ids = [f"call_w_{t.tag}", f"call_s_{t.tag}", f"call_a_{t.tag}"]
+    weather_args = {"city": f"Lisbon-{t.tag}", "days": None, "units": None, "include_hourly": None}
+    sum_args = {"a": 2, "b": 40}
+    annotated_args = {"messageType": "success", "includeImage": None}
+    turns = [
+        {
+            "calls": [
+                {"name": "example__get_weather", "arguments": weather_args, "id": ids[0]},
+                {"name": "everything__get-sum", "arguments": sum_args, "id": ids[1]},
+                {"name": "everything__get-annotated-message", "arguments": annotated_args, "id": ids[2]},
+            ]
+        },
+        {"content": "results: {tool_results}"},
+    ]
+    kw = {"tools": [lookup_order(api)]}
+    if stream and api is CHAT:
+        kw["stream_options"] = {"include_usage": True}
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, **kw)
+
+    eq(reply.calls, [], "tool calls the client got")
+    if api is CHAT:
+        eq(reply.finish, "stop", "finish_reason")
+    results = json_after(reply.text, "results: ")
+    check(isinstance(results, list) and len(results) == 3, f"expected 3 tool results, got {short(results)}")
+    joined = json.dumps(results)
+    weather = next((r for r in results if f"Lisbon-{t.tag}" in r), None)
+    check(weather is not None, f"no weather result for Lisbon-{t.tag} in {short(results)}")
+    eq(len(json.loads(weather)["days"]), 3, "forecast days (the default, a strict null removed)")
+    check("The sum of 2 and 40 is 42." in joined, f"no get-sum result in {short(results)}")
+    check("Operation completed successfully" in joined, f"get-annotated-message failed (strict null not restored?): {short(results)}")
+    rounds_header(reply, stream, 2)
+
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    first, second = entries[0]["body"], entries[1]["body"]
+    tools = api.req_tools(first)
+    names = [api.def_name(d) for d in tools]
+    eq(names[0], "lookup_order", "the first tool of the upstream's request (the client's)")
+    injected = gw.tools(api.target)["data"]
+    eq(tools[1:], injected, "the injected tools of the upstream's request (vs /v1/tools)")
+    weather_def = next(d for d in tools if api.def_name(d) == "example__get_weather")
+    eq(api.def_strict(weather_def), True, "example__get_weather's strict")
+    check("includeImage" in api.def_parameters(next(d for d in tools if api.def_name(d) == "everything__get-annotated-message"))["required"],
+          "get-annotated-message's includeImage not required under strict")
+    eq(api.req_calls(first), [], "calls in the first request")
+
+    calls = api.req_calls(second)
+    eq([c[0] for c in calls], ids, "call ids of the assistant turn in the second request")
+    eq([c[1] for c in calls], ["example__get_weather", "everything__get-sum", "everything__get-annotated-message"], "call names")
+    eq([json.loads(c[2]) for c in calls], [weather_args, sum_args, annotated_args], "call arguments (as the model sent them)")
+    results = results_by_id(api, second)
+    eq(sorted(results), sorted(ids), "tool result ids in the second request")
+    check(f"Lisbon-{t.tag}" in results[ids[0]], f"weather result: {short(results[ids[0]])}")
+    check("The sum of 2 and 40 is 42." in results[ids[1]], f"get-sum result: {short(results[ids[1]])}")
+    check("Operation completed successfully" in results[ids[2]], f"get-annotated-message result: {short(results[ids[2]])}")
+    check_usage(api, reply, entries)
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. client tools only
+
+
+@both_apis("client_tools_only")
+def _(api, stream, t):
+    gw = gateway("main")
+    call_id = f"call_lo_{t.tag}"
+    raw_args = '{"order_id": "A-%s",  "verbose": false}' % t.tag
+    turns = [{"calls": [{"name": "lookup_order", "arguments_raw": raw_args, "id": call_id}]}]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "lookup_order", raw_args)], "the tool calls the client got")
+    if api is CHAT:
+        eq(reply.finish, "tool_calls", "finish_reason")
+    rounds_header(reply, stream, 1)
+    eq(reply.headers.get("x-tooldef-conflicts"), None, "header x-tooldef-conflicts without a conflict")
+    eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received")
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. injected and client tools in one reply
+
+
+def mixed(api, stream, t, previous):
+    gw = gateway("main")
+    w_id, lo_id = f"call_w_{t.tag}", f"call_lo_{t.tag}"
+    raw_args = '{"order_id": "B-%s"}' % t.tag
+    weather_args = {"city": f"Porto-{t.tag}", "days": 2, "units": None, "include_hourly": None}
+    turns = [
+        {
+            "calls": [
+                {"name": "example__get_weather", "arguments": weather_args, "id": w_id},
+                {"name": "lookup_order", "arguments_raw": raw_args, "id": lo_id},
+            ]
+        },
+        {"content": "final: {tool_results}"},
+    ]
+    client = gw.client()
+    tools = [lookup_order(api)]
+    conversation = api.start(t.marker, turns)
+    first = create(api, client, conversation, stream, tools=tools)
+    eq(first.calls, [(lo_id, "lookup_order", raw_args)], "the tool calls the client got")
+    if api is CHAT:
+        eq(first.finish, "tool_calls", "finish_reason")
+    eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received after the first reply")
+
+    output = f"order B-{t.tag} shipped ({t.marker})"
+    if previous:
+        reply = create(api, client, api.output_items({lo_id: output}), stream, tools=tools, previous_response_id=first.id)
+    else:
+        reply = create(api, client, api.extend(conversation, first, {lo_id: output}), stream, tools=tools)
+    eq(reply.calls, [], "tool calls in the answer to the follow-up")
+    results = json_after(reply.text, "final: ")
+    check(isinstance(results, list) and len(results) == 2, f"expected 2 tool results, got {short(results)}")
+    check(output in results, f"the client's tool result is not in {short(results)}")
+    check(any(f"Porto-{t.tag}" in r for r in results), f"the weather result is not in {short(results)}")
+
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    body = entries[1]["body"]
+    if previous:
+        check(body.get("previous_response_id"), "the follow-up reached the upstream without previous_response_id")
+    else:
+        calls = api.req_calls(body)
+        eq([c[0] for c in calls], [w_id, lo_id], "call ids of the assistant turn the upstream got back")
+        eq([c[1] for c in calls], ["example__get_weather", "lookup_order"], "call names the upstream got back")
+        eq(json.loads(calls[0][2]), weather_args, "the injected call's arguments the upstream got back")
+    results = results_by_id(api, body)
+    eq(sorted(results), sorted([w_id, lo_id]), "tool result ids in the follow-up the upstream got")
+    check(f"Porto-{t.tag}" in results[w_id], f"the injected call's result: {short(results[w_id])}")
+    eq(results[lo_id], output, "the client's tool result")
+
+
+@both_apis("mixed_reply")
+def _(api, stream, t):
+    mixed(api, stream, t, previous=False)
+
+
+@test("mixed_reply[responses-previous_response_id]")
+def _(t):
+    mixed(RESPONSES, False, t, previous=True)
+
+
+@test("mixed_reply[responses-previous_response_id-stream]")
+def _(t):
+    mixed(RESPONSES, True, t, previous=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. a client tool named like an injected one
+
+
+@both_apis("name_conflict")
+def _(api, stream, t):
+    gw = gateway("main")
+    description = f"The client's own weather tool {t.tag}."
+    own = api.tool("example__get_weather", description, {
+        "type": "object", "properties": {"town": {"type": "string"}}, "required": ["town"],
+    })
+    echo = api.tool("everything__echo", "The client's echo.", {"type": "object", "properties": {}})
+    call_id = f"call_c_{t.tag}"
+    turns = [{"calls": [{"name": "example__get_weather", "arguments_raw": '{"town": "Braga"}', "id": call_id}]}]
+    client = gw.client()
+    reply = create(api, client, api.start(t.marker, turns), stream, tools=[own])
+    eq(reply.headers.get("x-tooldef-conflicts"), "example__get_weather", "header x-tooldef-conflicts")
+    two = create(api, client, api.start(t.marker + "b", [{"content": "hi"}]), stream, tools=[echo, own])
+    conflicts = (two.headers.get("x-tooldef-conflicts") or "").split(",")
+    eq(sorted(c.strip() for c in conflicts), ["everything__echo", "example__get_weather"], "header x-tooldef-conflicts with two")
+    eq(reply.calls, [(call_id, "example__get_weather", '{"town": "Braga"}')], "the call the client got (its own tool)")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    tools = api.req_tools(entries[0]["body"])
+    names = [api.def_name(d) for d in tools]
+    eq(names.count("example__get_weather"), 1, "definitions of example__get_weather sent upstream")
+    eq(api.def_description(tools[0]), description, "the definition sent upstream (the client's)")
+    check("everything__echo" in names and "example__get_server_time" in names, f"the other tools were not injected: {names}")
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. tool_choice naming an injected tool
+
+
+@both_apis("tool_choice_injected")
+def _(api, stream, t):
+    gw = gateway("main")
+    turns = [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": f"call_t_{t.tag}"}]},
+        {"content": "time: {tool_results}"},
+    ]
+    choice = api.named_choice("example__get_server_time")
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tool_choice=choice)
+    check(SERVER_TIME in reply.text, f"the answer lacks the server time: {short(reply.text)}")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    eq(entries[0]["body"].get("tool_choice"), choice, "tool_choice of round 1")
+    eq(entries[1]["body"].get("tool_choice"), "auto", "tool_choice of round 2")
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. failing tools
+
+
+@both_apis("failing_tool")
+def _(api, stream, t):
+    gw = gateway("main")
+    call_id = f"call_x_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    results = json_after(reply.text, "got: ")
+    eq(len(results), 1, "tool results")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    text = results_by_id(api, entries[1]["body"]).get(call_id)
+    check(text is not None, "no result for the crashing call in round 2")
+    check(re.search(r"error|fail|panic", text, re.I), f"the crash's result does not say it failed: {short(text)}")
+    eq(gw.server("example").get("state"), "running", "the example server's state after the crash")
+    again = create(api, gw.client(), api.start(t.marker + "b", [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"content": "t: {tool_results}"},
+    ]), stream)
+    check(SERVER_TIME in again.text, f"the gateway stopped serving after a crash: {short(again.text)}")
+
+
+@test("tool_timeout[chat]")
+def _(t):
+    # The gateway "limits" has --tool-timeout 1; the operation takes 3 s.
+    gw = gateway("limits")
+    call_id = f"call_l_{t.tag}"
+    turns = [
+        {"calls": [{"name": "everything__trigger-long-running-operation", "arguments": {"duration": 3, "steps": 3}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    started = time.monotonic()
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+    elapsed = time.monotonic() - started
+    check(elapsed < 2.8, f"the call was not cut at the 1 s tool timeout: the answer took {elapsed:.1f} s")
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    text = results_by_id(CHAT, entries[1]["body"]).get(call_id, "")
+    check(re.search(r"did not finish|timed? ?out", text, re.I), f"the result does not say the call timed out: {short(text)}")
+    check("got: " in reply.text, f"answer: {short(reply.text)}")
+
+
+@test("server_tool_time_limit[chat]")
+def _(t):
+    # The example server's own 1 s limit on `sleep`: an error result, not an HTTP error.
+    gw = gateway("main")
+    call_id = f"call_z_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__sleep", "arguments": {"millis": 3000}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    text = results_by_id(CHAT, entries[1]["body"]).get(call_id, "")
+    check("slept" not in text and re.search(r"did not finish|time|error|fail", text, re.I), f"sleep's result: {short(text)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. an MCP server killed mid-conversation
+
+
+@test("server_killed_and_restarted", timeout=60)
+def _(t):
+    gw = gateway("kill")
+    before = gw.server("example")
+    eq(before.get("state"), "running", "the example server's state")
+    pid = before.get("pid")
+    check(isinstance(pid, int) and pid > 0, f"no pid for the example server: {before}")
+    restarts = before.get("restarts", 0)
+    os.kill(pid, signal.SIGKILL)
+    call_id = f"call_k_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+    check("got: " in reply.text, f"answer: {short(reply.text)}")
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    text = results_by_id(CHAT, entries[1]["body"]).get(call_id, "")
+    check("not running" in text.lower() or SERVER_TIME in text,
+          f"the result of a call to the killed server says neither 'not running' nor the time: {short(text)}")
+    t.note("the call to the killed server got: " + short(text, 200))
+    if "not running" in text.lower():
+        now = gw.server("example")
+        check(now.get("state") in ("down", "starting") or now.get("pid") != pid,
+              f"the server was reported not running, but /healthz says: {now}")
+    killed = time.monotonic()
+
+    deadline = time.monotonic() + 20
+    while True:
+        now = gw.server("example")
+        if now.get("state") == "running" and now.get("pid") not in (None, pid) and now.get("restarts", 0) >= restarts + 1:
+            break
+        check(time.monotonic() < deadline, f"the example server was not restarted in 20 s: {now}")
+        time.sleep(0.1)
+    t.note(f"restarted {time.monotonic() - killed:.1f} s after the call: {now}")
+    turns[0]["calls"][0]["id"] = f"call_k2_{t.tag}"
+    again = create(CHAT, gw.client(), CHAT.start(t.marker + "b", turns))
+    check(SERVER_TIME in again.text, f"the restarted server's call: {short(again.text)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. 100 concurrent conversations
+
+
+@test("concurrent_100", timeout=120)
+def _(t):
+    gw = gateway("main")
+
+    async def one(client, i):
+        api = CHAT if i % 2 == 0 else RESPONSES
+        stream = i % 4 >= 2
+        marker = f"{t.marker}n{i:03d}"
+        days = i % 5 + 1
+        turns = [
+            {
+                "calls": [
+                    {"name": "example__get_weather", "arguments": {"city": f"City{i}", "days": days, "units": None, "include_hourly": None}},
+                    {"name": "everything__get-sum", "arguments": {"a": i, "b": 1000}},
+                ]
+            },
+            {"content": f"answer {i}: {{tool_results}}"},
+        ]
+        reply = await acreate(api, client, api.start(marker, turns), stream)
+        results = json_after(reply.text, f"answer {i}: ")
+        check(len(results) == 2, f"conversation {i}: {short(results)}")
+        weather = json.loads(next(r for r in results if r.startswith("{")))
+        eq((weather["city"], len(weather["days"])), (f"City{i}", days), f"conversation {i}'s forecast")
+        check(any(f"is {i + 1000}." in r for r in results), f"conversation {i}'s sum: {short(results)}")
+        return marker, api
+
+    async def run():
+        client = gw.aclient()
+        outcomes = await asyncio.wait_for(
+            asyncio.gather(*(one(client, i) for i in range(100)), return_exceptions=True), 100
+        )
+        await client.close()
+        return outcomes
+
+    outcomes = asyncio.run(run())
+    failures = [f"{i}: {type(o).__name__}: {o}" for i, o in enumerate(outcomes) if isinstance(o, BaseException)]
+    check(not failures, f"{len(failures)} of 100 conversations failed:\n  " + "\n  ".join(failures[:8]))
+    for marker, api in outcomes:
+        eq(len(upstream_log(marker, api.path)), 2, f"requests the upstream received for {marker}")
+
+
+# ---------------------------------------------------------------------------------------------
+# 9 and 10. requests the gateway refuses or leaves alone
+
+
+@test("body_not_json")
+def _(t):
+    gw = gateway("main")
+    for path in (CHAT.path, RESPONSES.path):
+        response = httpx.post(
+            gw.url + path,
+            content=f"not json {t.marker}".encode(),
+            headers={"content-type": "application/json", "authorization": f"Bearer {CLIENT_KEY}"},
+            timeout=30,
+        )
+        eq(response.status_code, 400, f"POST {path} status")
+        body = response.json()
+        error = body.get("error") if isinstance(body, dict) else None
+        check(isinstance(error, dict), f"POST {path}: not OpenAI's error shape: {short(response.text)}")
+        eq(sorted(error), ["code", "message", "param", "type"], f"POST {path}: the error's fields")
+        eq(error["type"], "invalid_request_error", f"POST {path}: error type")
+        check(isinstance(error["message"], str) and error["message"], f"POST {path}: empty message")
+    eq(upstream_log(t.marker), [], "requests the upstream received")
+
+
+@both_apis("tool_choice_none")
+def _(api, stream, t):
+    gw = gateway("main")
+    turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}]
+    client = gw.client()
+    reply = create(api, client, api.start(t.marker, turns), stream, tools=[lookup_order(api)], tool_choice="none")
+    eq(reply.text, "tool_choice was none", "the answer")
+    eq(reply.calls, [], "tool calls")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 1, "requests the upstream received")
+    eq([api.def_name(d) for d in api.req_tools(entries[0]["body"])], ["lookup_order"], "tools sent upstream")
+    eq(entries[0]["body"].get("tool_choice"), "none", "tool_choice sent upstream")
+
+
+@both_apis("too_many_tools", streams=(False,))
+def _(api, stream, t):
+    gw = gateway("main")
+    injected = len(gw.tools(api.target)["data"])
+    client = gw.client()
+    params = {"type": "object", "properties": {}, "required": []}
+
+    def tools(n):
+        return [api.tool(f"client_tool_{k}", f"Tool {k}.", params) for k in range(n)]
+
+    turns = [{"content": "fine"}]
+    for n, suffix in ((130, "a"), (128 - injected + 1, "b")):
+        try:
+            create(api, client, api.start(t.marker + suffix, turns), tools=tools(n))
+            raise AssertionError(f"{n} client tools + {injected} injected were accepted")
+        except openai.BadRequestError as error:
+            body = error.response.json()
+            eq(body.get("error", {}).get("code"), "too_many_tools", f"error code with {n} client tools")
+            eq(body["error"].get("type"), "invalid_request_error", "error type")
+        eq(upstream_log(t.marker + suffix), [], f"requests the upstream received with {n} client tools")
+    reply = create(api, client, api.start(t.marker + "c", turns), tools=tools(128 - injected))
+    eq(reply.text, "fine", f"the answer with exactly 128 tools in all ({128 - injected} client tools)")
+
+
+# ---------------------------------------------------------------------------------------------
+# 11. upstream errors
+
+
+@both_apis("upstream_error")
+def _(api, stream, t):
+    gw = gateway("main")
+    body = {"error": {"message": f"Rate limit reached {t.tag}", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
+    turns = [{"error": {"status": 429, "body": body}}]
+    try:
+        create(api, gw.client(), api.start(t.marker, turns), stream)
+        raise AssertionError("no error raised")
+    except openai.RateLimitError as error:
+        eq(error.status_code, 429, "status")
+        eq(error.response.json(), body, "the error body")
+    eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received")
+
+
+@test("upstream_error_in_round_2[chat]")
+def _(t):
+    gw = gateway("main")
+    body = {"error": {"message": f"Overloaded {t.tag}", "type": "server_error", "param": None, "code": None}}
+    turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"error": {"status": 503, "body": body}}]
+    try:
+        create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+        raise AssertionError("no error raised")
+    except openai.APIStatusError as error:
+        eq(error.status_code, 503, "status")
+        eq(error.response.json(), body, "the error body")
+    eq(len(upstream_log(t.marker, CHAT.path)), 2, "requests the upstream received")
+
+
+# ---------------------------------------------------------------------------------------------
+# 12. max rounds
+
+
+@both_apis("max_rounds")
+def _(api, stream, t):
+    gw = gateway("limits")  # --max-rounds 3
+    turns = [{"content": f"round {k}", "calls": [{"name": "example__get_server_time", "arguments": {}}]} for k in range(6)]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    eq(reply.calls, [], "tool calls the client got")
+    eq(reply.text, "round 0\n\nround 1\n\ntool_choice was none", "the answer (the rounds' texts joined)")
+    if api is RESPONSES:
+        eq(reply.texts, ["round 0", "round 1", "tool_choice was none"], "the message items")
+    rounds_header(reply, stream, 3)
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 3, "requests the upstream received")
+    eq([e["body"].get("tool_choice") == "none" for e in entries], [False, False, True], "which rounds had tool_choice none")
+
+
+# ---------------------------------------------------------------------------------------------
+# 13. inject mode
+
+
+@both_apis("inject_mode")
+def _(api, stream, t):
+    gw = gateway("inject")
+    call_id = f"call_i_{t.tag}"
+    raw_args = '{"city": "Faro-%s", "days": null, "units": null, "include_hourly": null}' % t.tag
+    turns = [{"content": "calling", "calls": [{"name": "example__get_weather", "arguments_raw": raw_args, "id": call_id}]}]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, inject=True, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "example__get_weather", raw_args)], "the call the client got")
+    eq(reply.text, "calling", "the text")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 1, "requests the upstream received")
+    names = [api.def_name(d) for d in api.req_tools(entries[0]["body"])]
+    eq(names[0], "lookup_order", "the first tool sent upstream")
+    check("example__get_weather" in names, f"nothing injected: {names}")
+    eq(names[1:], [api.def_name(d) for d in gw.tools(api.target)["data"]], "the injected tools")
+
+
+# ---------------------------------------------------------------------------------------------
+# 14. a Streamable HTTP MCP server
+
+
+@both_apis("streamable_http_server", streams=(False,))
+def _(api, stream, t):
+    gw = gateway("web")
+    names = [api.def_name(d) for d in gw.tools(api.target)["data"]]
+    check("web__echo" in names, f"web__echo not injected: {names}")
+    server = gw.server("web")
+    eq((server.get("transport"), server.get("state")), ("http", "running"), "the web server's transport and state")
+    call_id = f"call_e_{t.tag}"
+    turns = [
+        {"calls": [{"name": "web__echo", "arguments": {"message": f"hello-{t.tag}"}, "id": call_id}]},
+        {"content": "echo: {tool_results}"},
+    ]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    check(f"Echo: hello-{t.tag}" in reply.text, f"answer: {short(reply.text)}")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    eq(results_by_id(api, entries[1]["body"]).get(call_id), f"Echo: hello-{t.tag}", "web__echo's result")
+
+
+# ---------------------------------------------------------------------------------------------
+# 15. authorization and the gateway's key
+
+
+@test("authorization_forwarded")
+def _(t):
+    gw = gateway("main")
+    create(CHAT, gw.client(), CHAT.start(t.marker, [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}]))
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    for entry in entries:
+        eq(entry["headers"].get("authorization"), f"Bearer {CLIENT_KEY}", "authorization the upstream saw")
+
+
+@test("gateway_key")
+def _(t):
+    gw = gateway("key")
+    turns = [{"content": "keyed"}]
+    for headers, what in (({}, "no key"), ({"x-tooldef-key": "wrong-" + KEY}, "a wrong key")):
+        try:
+            create(CHAT, gw.client(default_headers=headers), CHAT.start(t.marker, turns))
+            raise AssertionError(f"a request with {what} was accepted")
+        except openai.AuthenticationError as error:
+            eq(error.status_code, 401, f"status with {what}")
+            eq(error.response.json().get("error", {}).get("type"), "authentication_error", f"error type with {what}")
+    eq(upstream_log(t.marker), [], "requests the upstream received without the right key")
+    reply = create(CHAT, gw.client(default_headers={"x-tooldef-key": KEY}), CHAT.start(t.marker, turns))
+    eq(reply.text, "keyed", "the answer with the key")
+    reply = create(RESPONSES, gw.client(default_headers={"x-tooldef-key": KEY}), RESPONSES.start(t.marker, turns), True)
+    eq(reply.text, "keyed", "the streamed Responses answer with the key")
+    entries = upstream_log(t.marker)
+    eq(len(entries), 2, "requests the upstream received with the key")
+    eq(entries[0]["headers"].get("authorization"), f"Bearer {CLIENT_KEY}", "authorization the upstream saw")
+
+
+# ---------------------------------------------------------------------------------------------
+# 16. the proxy
+
+
+@test("proxy_models")
+def _(t):
+    models = gateway("main").client().models.list()
+    check("scripted-1" in [m.id for m in models.data], f"models: {[m.id for m in models.data]}")
+
+
+@test("proxy_echo_binary")
+def _(t):
+    gw = gateway("main")
+    body = bytes(random.getrandbits(8) for _ in range(200_000)) + t.marker.encode()
+    response = httpx.post(
+        gw.url + "/v1/echo?x=1&y=two",
+        content=body,
+        headers={"content-type": "application/octet-stream", "authorization": f"Bearer {CLIENT_KEY}"},
+        timeout=30,
+    )
+    eq(response.status_code, 200, "status")
+    check(response.content == body, f"the echoed body differs ({len(response.content)} bytes back, {len(body)} sent)")
+    eq(response.headers.get("content-type"), "application/octet-stream", "content-type echoed")
+    eq(response.headers.get("x-echo-authorization"), f"Bearer {CLIENT_KEY}", "authorization the upstream saw")
+    eq(response.headers.get("x-echo-path-query"), "/v1/echo?x=1&y=two", "path and query the upstream saw")
+
+
+@test("proxy_streams_incrementally")
+def _(t):
+    gw = gateway("main")
+    n, ms = 6, 250
+    started = time.monotonic()
+    arrivals = []
+    with httpx.stream("GET", gw.url + "/v1/slow-stream", params={"n": n, "ms": ms}, timeout=30,
+                      headers={"authorization": f"Bearer {CLIENT_KEY}"}) as response:
+        eq(response.status_code, 200, "status")
+        for line in response.iter_lines():
+            if line.startswith("data:"):
+                arrivals.append((time.monotonic() - started, json.loads(line[5:])))
+    eq([data.get("i") for _, data in arrivals], list(range(n)), "the events")
+    first, last = arrivals[0][0], arrivals[-1][0]
+    check(first < (n - 1) * ms / 1000 * 0.6, f"the first event came only after {first:.2f} s (the last at {last:.2f} s)")
+    check(last - first > (n - 1) * ms / 1000 * 0.5, f"the events came together: first at {first:.2f} s, last at {last:.2f} s")
+
+
+# ---------------------------------------------------------------------------------------------
+# 17. streams, read raw
+
+
+def sse(response):
+    """(event, data) pairs of a text/event-stream response."""
+    events, event, data = [], None, []
+    for line in response.iter_lines():
+        if line == "":
+            if data:
+                events.append((event, "\n".join(data)))
+            event, data = None, []
+        elif line.startswith("event:"):
+            event = line[6:].strip()
+        elif line.startswith("data:"):
+            data.append(line[5:].lstrip(" ") if line[5:6] == " " else line[5:])
+    if data:
+        events.append((event, "\n".join(data)))
+    return events
+
+
+def two_round_script(t):
+    return [
+        {"content": "first", "calls": [{"name": "everything__echo", "arguments": {"message": f"m-{t.tag}"}}]},
+        {"content": "second {tool_results}"},
+    ]
+
+
+@test("raw_stream[chat]")
+def _(t):
+    gw = gateway("main")
+    request = {
+        "model": MODEL,
+        "messages": CHAT.start(t.marker, two_round_script(t)),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    with httpx.stream("POST", gw.url + CHAT.path, json=request, timeout=30,
+                      headers={"authorization": f"Bearer {CLIENT_KEY}"}) as response:
+        eq(response.status_code, 200, "status")
+        check(response.headers.get("content-type", "").startswith("text/event-stream"), f"content-type {response.headers.get('content-type')}")
+        events = sse(response)
+    eq(events[-1][1], "[DONE]", "the last event")
+    chunks = [json.loads(data) for _, data in events[:-1]]
+    eq(len({c["id"] for c in chunks}), 1, "distinct ids")
+    eq(sum(1 for c in chunks for ch in c["choices"] if ch.get("delta", {}).get("role")), 1, "role deltas")
+    finishes = [ch["finish_reason"] for c in chunks for ch in c["choices"] if ch.get("finish_reason")]
+    eq(finishes, ["stop"], "finish reasons")
+    check(not any(ch.get("delta", {}).get("tool_calls") for c in chunks for ch in c["choices"]), "a tool call delta was streamed")
+    text = "".join(ch.get("delta", {}).get("content") or "" for c in chunks for ch in c["choices"])
+    check(text.startswith("first\n\nsecond "), f"the streamed text: {short(text)}")
+    eq(json_after(text, "second "), [f"Echo: m-{t.tag}"], "the tool results")
+    eq(chunks[-1]["choices"], [], "the usage chunk's choices")
+    check(chunks[-1].get("usage"), "no usage chunk last")
+    check(all(not c.get("usage") for c in chunks[:-1]), "usage before the last chunk")
+    eq(chunks[-1]["usage"], {**chunks[-1]["usage"], **replayed_usage(CHAT, upstream_log(t.marker, CHAT.path))}, "the summed usage")
+
+
+@test("raw_stream[responses]")
+def _(t):
+    gw = gateway("main")
+    request = {"model": MODEL, "input": RESPONSES.start(t.marker, two_round_script(t)), "stream": True}
+    with httpx.stream("POST", gw.url + RESPONSES.path, json=request, timeout=30,
+                      headers={"authorization": f"Bearer {CLIENT_KEY}"}) as response:
+        eq(response.status_code, 200, "status")
+        events = sse(response)
+    datas = [json.loads(data) for _, data in events if data != "[DONE]"]
+    for name, data in events:
+        if data != "[DONE]" and name is not None:
+            eq(json.loads(data).get("type"), name, "an event's name vs its data's type")
+    types = [d["type"] for d in datas]
+    eq((types.count("response.created"), types.count("response.completed")), (1, 1), "response.created and response.completed events")
+    eq((types[0], types[-1]), ("response.created", "response.completed"), "first and last events")
+    eq(datas[-1]["response"]["id"], datas[0]["response"]["id"], "the completed response's id")
+    numbers = [d.get("sequence_number") for d in datas]
+    check(all(isinstance(n, int) for n in numbers) and all(a < b for a, b in zip(numbers, numbers[1:])),
+          f"sequence numbers: {numbers}")
+    check(not any(d.get("item", {}).get("type") == "function_call" for d in datas), "an injected function call was streamed")
+    output = datas[-1]["response"]["output"]
+    eq([item["type"] for item in output], ["message", "message"], "output items")
+    texts = ["".join(c.get("text", "") for c in item["content"]) for item in output]
+    eq(texts[0], "first", "the first message")
+    eq(json_after(texts[1], "second "), [f"Echo: m-{t.tag}"], "the second message's tool results")
+    added = [d["output_index"] for d in datas if d["type"] == "response.output_item.added"]
+    eq(added, [0, 1], "output indices of the added items")
+    for index in (0, 1):
+        deltas = "".join(d["delta"] for d in datas if d["type"] == "response.output_text.delta" and d["output_index"] == index)
+        eq(deltas, texts[index], f"text deltas of output item {index}")
+    usage = datas[-1]["response"].get("usage") or {}
+    eq({k: usage.get(k) for k in RESPONSES.usage_keys}, replayed_usage(RESPONSES, upstream_log(t.marker, RESPONSES.path)), "the summed usage")
+
+
+# ---------------------------------------------------------------------------------------------
+# 18. the gateway's own endpoints
+
+
+@test("healthz")
+def _(t):
+    gw = gateway("main")
+    health = gw.healthz()
+    eq(health.get("status"), "ok", "status")
+    servers = {s["name"]: s for s in health.get("servers", [])}
+    eq(sorted(servers), ["everything", "example"], "servers")
+    for name, count in (("example", 11), ("everything", len(EVERYTHING_TOOLS))):
+        server = servers[name]
+        missing = {"name", "pid", "restarts", "state", "tools", "transport"} - set(server)
+        check(not missing, f"{name}'s entry lacks {sorted(missing)}: {server}")
+        eq((server["transport"], server["state"], server["tools"]), ("stdio", "running", count), f"{name}'s transport, state, tools")
+        check(isinstance(server["restarts"], int) and server["restarts"] >= 0, f"{name}'s restarts: {server['restarts']}")
+        check(isinstance(server["pid"], int) and os.path.exists(f"/proc/{server['pid']}"), f"{name}'s pid: {server['pid']}")
+    web = gateway("web").server("web")
+    eq((web.get("transport"), web.get("pid")), ("http", None), "the HTTP server's transport and pid")
+
+
+EVERYTHING_TOOLS = {
+    "echo", "get-annotated-message", "get-env", "get-resource-links", "get-resource-reference",
+    "get-structured-content", "get-sum", "get-tiny-image", "gzip-file-as-resource",
+    "toggle-simulated-logging", "toggle-subscriber-updates", "trigger-long-running-operation",
+    "simulate-research-query",
+}
+
+
+@both_apis("tools_endpoint", streams=(False,))
+def _(api, stream, t):
+    gw = gateway("main")
+    listing = gw.tools(api.target)
+    eq((listing.get("object"), listing.get("target")), ("list", api.target), "object and target")
+    tools = listing["data"]
+    names = [api.def_name(d) for d in tools]
+    want = {f"example__{n}" for n in EXAMPLE_TOOLS} | {f"everything__{n}" for n in EVERYTHING_TOOLS}
+    eq(set(names), want, "the injected tools' names")
+    eq(len(names), len(want), "number of tools")
+    for d in tools:
+        eq(d.get("type"), "function", f"{api.def_name(d)}'s type")
+        check(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", api.def_name(d)), f"not a valid OpenAI name: {api.def_name(d)}")
+    weather = next(d for d in tools if api.def_name(d) == "example__get_weather")
+    eq(api.def_strict(weather), True, "example__get_weather's strict")
+    params = api.def_parameters(weather)
+    eq(sorted(params["required"]), sorted(["city", "days", "units", "include_hourly"]), "example__get_weather's required")
+    eq(params.get("additionalProperties"), False, "example__get_weather's additionalProperties")
+    check("null" in json.dumps(params["properties"]["days"]), f"days is not nullable: {params['properties']['days']}")
+    annotated = api.def_parameters(next(d for d in tools if api.def_name(d) == "everything__get-annotated-message"))
+    check("null" in json.dumps(annotated["properties"]["includeImage"]), "includeImage is not nullable")
+
+
+# ---------------------------------------------------------------------------------------------
+# last: what the gateways wrote
+
+
+@test("no_secret_in_logs")
+def _(t):
+    for gw in GATEWAYS.values():
+        output = gw.proc.text()
+        check(CLIENT_KEY not in output, f"gateway {gw.name}'s output contains the client's key {CLIENT_KEY}")
+        check(KEY not in output, f"gateway {gw.name}'s output contains the gateway key")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class TestTimeout(Exception):
+    pass
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tooldef", help="target/debug/tooldef")
+    parser.add_argument("--upstream", help="target/debug/scripted-upstream")
+    parser.add_argument("--mcp-server", help="target/debug/examples/mcp_server")
+    parser.add_argument("--everything", help="node_modules/.bin/mcp-server-everything")
+    parser.add_argument("-k", action="append", default=[], help="run only the tests whose name contains this")
+    parser.add_argument("--list", action="store_true", help="list the tests and stop")
+    options = parser.parse_args()
+    selected = [test for test in TESTS if not options.k or any(k in test[0] for k in options.k)]
+    if options.list:
+        print("\n".join(name for name, _, _ in selected))
+        return 0
+    for key, path in (("tooldef", options.tooldef), ("upstream", options.upstream),
+                      ("mcp_server", options.mcp_server), ("everything", options.everything)):
+        if not path or not os.access(path, os.X_OK):
+            parser.error(f"--{key.replace('_', '-')}: not an executable: {path}")
+        BIN[key] = os.path.abspath(path)
+
+    def on_alarm(signum, frame):
+        raise TestTimeout("the test's time limit ran out")
+
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
+    passed, failed = 0, []
+    started = time.monotonic()
+    try:
+        start_everything()
+        signal.signal(signal.SIGALRM, on_alarm)
+        for name, fn, timeout in selected:
+            t0 = time.monotonic()
+            ctx = Ctx(name)
+            signal.alarm(timeout)
+            try:
+                fn(ctx)
+                signal.alarm(0)
+                passed += 1
+                print(f"ok    {name} ({time.monotonic() - t0:.1f} s)", flush=True)
+            except Exception as error:  # noqa: BLE001 - every failure is reported, then the next test runs
+                signal.alarm(0)
+                if isinstance(error, AssertionError):
+                    message = str(error)
+                else:
+                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == __file__]
+                    where = f" (line {frames[-1].lineno})" if frames else ""
+                    message = f"{type(error).__name__}{where}: {error}"
+                if isinstance(error, TestTimeout):
+                    message += f" ({timeout} s)"
+                failed.append(name)
+                print(f"FAIL  {name} ({time.monotonic() - t0:.1f} s): {message}", flush=True)
+            for note in ctx.notes:
+                print(f"      {note}", flush=True)
+    finally:
+        signal.alarm(0)
+        stop_everything()
+    if failed:
+        print("failed: " + " ".join(failed))
+    print(f"python gateway client: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
