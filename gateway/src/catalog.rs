@@ -222,3 +222,83 @@ pub async fn execute(
     });
     futures_util::future::join_all(runs).await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn source(name: &str, tools: Value) -> Source {
+        Source::Tools {
+            name: name.to_owned(),
+            prefix: name.to_owned(),
+            set: ToolSet::builder().build().unwrap(),
+            listed: Arc::new(tools.as_array().unwrap().clone()),
+        }
+    }
+
+    fn tool(name: &str) -> Value {
+        json!({"name": name, "description": "d", "inputSchema": {"type": "object", "properties": {
+            "q": {"type": "string"}, "limit": {"type": "integer", "default": 5}}, "required": ["q"]}})
+    }
+
+    #[test]
+    fn names_are_prefixed_distinct_within_64_and_routed_back() {
+        let long = "a_tool_whose_name_is_long_enough_to_need_cutting_once_prefixed";
+        let sources = [
+            source("github", json!([tool("search.issues"), tool(long)])),
+            source("github_search", json!([tool("issues")])),
+            source("gitlab", json!([tool("search.issues")])),
+        ];
+        let catalog = Catalog::build(&sources, "_", 1);
+        let names: Vec<&str> = catalog
+            .chat
+            .tools
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names.len(), 4, "{names:?}");
+        // `github_search.issues` and `github_search_issues` sanitise alike: the second is told apart.
+        assert_eq!(names[0], "github_search_issues");
+        assert_ne!(names[2], names[0]);
+        assert!(
+            names
+                .iter()
+                .all(|n| n.len() <= 64 && Target::ChatCompletions.accepts_name(n))
+        );
+        let distinct: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len());
+        for (name, (source, original)) in names.iter().zip([
+            (0, "search.issues"),
+            (0, long),
+            (1, "issues"),
+            (2, "search.issues"),
+        ]) {
+            let route = &catalog.chat.routes[*name];
+            assert_eq!((route.source, route.original.as_str()), (source, original));
+        }
+        // Strict where possible: the defaulted field is required and nullable, and restored.
+        assert_eq!(catalog.chat.tools[0]["function"]["strict"], true);
+        let mut arguments = json!({"q": "x", "limit": null});
+        catalog.chat.routes[names[0]]
+            .converted
+            .restore_arguments(&mut arguments);
+        assert_eq!(arguments, json!({"q": "x"}));
+        assert_eq!(catalog.responses.tools[0]["name"], "github_search_issues");
+    }
+
+    #[test]
+    fn an_empty_prefix_keeps_the_name_and_a_second_source_of_it_is_left_out() {
+        let mut first = source("", json!([tool("echo")]));
+        if let Source::Tools { prefix, .. } = &mut first {
+            prefix.clear();
+        }
+        let mut second = source("", json!([tool("echo")]));
+        if let Source::Tools { prefix, .. } = &mut second {
+            prefix.clear();
+        }
+        let catalog = Catalog::build(&[first, second], "__", 1);
+        assert_eq!(catalog.chat.tools.len(), 1);
+        assert_eq!(catalog.chat.routes["echo"].source, 0);
+    }
+}
