@@ -11,17 +11,6 @@
 //! Once listening it prints `listening on http://ADDRESS:PORT` on stdout; it stops on SIGTERM or
 //! SIGINT.
 
-mod chat;
-mod error;
-mod ids;
-mod log;
-mod responses;
-mod script;
-mod server;
-mod sse;
-mod store;
-mod validate;
-
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -110,10 +99,10 @@ async fn run(options: Options) -> std::io::Result<()> {
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let app = Arc::new(server::App::new(options.log));
+    let app = Arc::new(tooldef_scripted_upstream::App::new(options.log));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(
-        axum::serve(listener, server::router(app))
+        axum::serve(listener, tooldef_scripted_upstream::router(app))
             .with_graceful_shutdown(async {
                 let _ = stopped.await;
             })
