@@ -1,0 +1,151 @@
+//! `corpus-mcp-server FILE [--limit N]`: an MCP server over stdio that lists the tools of a
+//! `tools/list` JSON file (`{"tools": [...]}`, such as
+//! `tests/fixtures/corpus/github-mcp-server.tools.json`), the first `N` of them with `--limit`,
+//! and answers any call of a listed tool with one text block echoing its arguments. It gives the
+//! gateway benchmark real servers' tools to inject, with no work behind them.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+const USAGE: &str = "usage: corpus-mcp-server FILE [--limit N]
+
+  FILE       a tools/list result: {\"tools\": [...]}
+  --limit N  serve only the first N tools";
+
+/// The server: the file's tools, listed in one page.
+#[derive(Clone)]
+struct CorpusServer {
+    tools: Arc<Vec<Tool>>,
+}
+
+impl ServerHandler for CorpusServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("corpus-mcp-server", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if !self.tools.iter().any(|tool| tool.name == request.name) {
+            return Err(ErrorData::invalid_params(
+                format!("there is no tool named `{}`", request.name),
+                None,
+            ));
+        }
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let text = format!("{} called with {arguments}", request.name);
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+/// The file's tools, the first `limit` of them.
+fn read_tools(path: &str, limit: Option<usize>) -> Result<Vec<Tool>, String> {
+    let text = std::fs::read_to_string(path).map_err(|err| format!("cannot read {path}: {err}"))?;
+    let mut listed: Value =
+        serde_json::from_str(&text).map_err(|err| format!("{path} is not JSON: {err}"))?;
+    let tools = match listed.get_mut("tools").map(Value::take) {
+        Some(Value::Array(tools)) => tools,
+        _ => return Err(format!("{path} has no `tools` array")),
+    };
+    let limit = limit.unwrap_or(tools.len());
+    tools
+        .into_iter()
+        .take(limit)
+        .enumerate()
+        .map(|(i, tool)| {
+            serde_json::from_value(tool).map_err(|err| format!("{path}: tool {i}: {err}"))
+        })
+        .collect()
+}
+
+/// `(file, limit)`, or `None` for `--help`.
+fn parse_args(
+    mut args: impl Iterator<Item = String>,
+) -> Result<Option<(String, Option<usize>)>, String> {
+    let mut file = None;
+    let mut limit = None;
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "--limit" => {
+                let value = args.next().ok_or("--limit needs a number")?;
+                limit = Some(
+                    value
+                        .parse()
+                        .map_err(|_| format!("--limit {value}: not a number"))?,
+                );
+            }
+            _ if file.is_none() && !arg.starts_with('-') => file = Some(arg),
+            _ => return Err(format!("unexpected argument `{arg}`")),
+        }
+    }
+    Ok(Some((file.ok_or("no FILE given")?, limit)))
+}
+
+fn main() -> ExitCode {
+    let (file, limit) = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(parsed)) => parsed,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("corpus-mcp-server: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let tools = match read_tools(&file, limit) {
+        Ok(tools) => tools,
+        Err(message) => {
+            eprintln!("corpus-mcp-server: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("corpus-mcp-server: cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = CorpusServer {
+        tools: Arc::new(tools),
+    };
+    let served = runtime.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|err| err.to_string())?;
+        running.waiting().await.map_err(|err| err.to_string())
+    });
+    match served {
+        Ok(_) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("corpus-mcp-server: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
