@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tooldef::calls::ToolCall;
 use tooldef::convert::{ConvertOptions, Converted, convert};
 use tooldef::{CallContext, Target, ToolSet};
@@ -69,6 +70,10 @@ pub struct Route {
 pub struct Injected {
     /// The tools in the API's wire form, in source order.
     pub tools: Vec<Value>,
+    /// The same, serialised once, to be written into every request as they are.
+    pub raw: Vec<Box<RawValue>>,
+    /// Their names, in the same order.
+    pub names: Vec<String>,
     /// By injected name.
     pub routes: HashMap<String, Route>,
 }
@@ -146,6 +151,8 @@ fn injected_for(
             tracing::error!("converting the injected tools for {target} failed: {err}");
             return Injected {
                 tools: Vec::new(),
+                raw: Vec::new(),
+                names: Vec::new(),
                 routes: HashMap::new(),
             };
         }
@@ -154,12 +161,23 @@ fn injected_for(
         tracing::warn!("not injected for {target}: {rejected}");
     }
     let mut tools = Vec::with_capacity(conversion.tools.len());
+    let mut raw = Vec::with_capacity(conversion.tools.len());
+    let mut names = Vec::with_capacity(conversion.tools.len());
     let mut routes = HashMap::with_capacity(conversion.tools.len());
     for converted in conversion.tools {
         let Some((source, original)) = origin.get(&converted.original_name) else {
             continue;
         };
-        tools.push(converted.to_json());
+        let tool = converted.to_json();
+        match serde_json::value::to_raw_value(&tool) {
+            Ok(serialised) => raw.push(serialised),
+            Err(err) => {
+                tracing::error!(tool = converted.name(), "cannot be serialised: {err}");
+                continue;
+            }
+        }
+        tools.push(tool);
+        names.push(converted.name().to_owned());
         routes.insert(
             converted.name().to_owned(),
             Route {
@@ -169,7 +187,12 @@ fn injected_for(
             },
         );
     }
-    Injected { tools, routes }
+    Injected {
+        tools,
+        raw,
+        names,
+        routes,
+    }
 }
 
 /// Runs calls to injected tools, all at once (a model that asks for several calls in one turn

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use tooldef::Target;
 use tooldef::calls::{ChatCallAccumulator, ToolCall, chat_tool_calls, chat_tool_message};
 
+use crate::body::Outgoing;
 use crate::catalog::execute;
 use crate::conversation::{Texts, add_usage, conflicts_header, forces_a_call, request_object};
 use crate::error::ApiError;
@@ -36,14 +37,23 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         reinsert(&inner, messages);
     }
     let injection = inner
-        .inject(Target::ChatCompletions, &mut request)
+        .inject(Target::ChatCompletions, &request)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);
     if !inner.executes() || !injection.active {
         let answer = inner
             .upstream
-            .post_json(PATH, &upstream_headers, &Value::Object(request))
+            .post_json(
+                PATH,
+                &upstream_headers,
+                &Outgoing {
+                    request: &request,
+                    conversation: None,
+                    tool_choice: None,
+                    injection: &injection,
+                },
+            )
             .await
             .map_err(IntoResponse::into_response)?;
         let mut response = passthrough(answer);
@@ -162,18 +172,21 @@ struct Turn {
 
 impl Rounds {
     /// The request of round `round` (from 1).
-    fn body(&self, round: u32) -> Value {
-        let mut body = self.request.clone();
-        let mut messages = self.messages.clone();
-        messages.extend(self.earlier.iter().cloned());
-        body.insert("messages".to_owned(), Value::Array(messages));
-        if round == self.inner.config.max_rounds {
+    fn body(&self, round: u32) -> Outgoing<'_> {
+        let tool_choice = if round == self.inner.config.max_rounds {
             // The last round: the model must answer rather than leave a call dangling.
-            body.insert("tool_choice".to_owned(), json!("none"));
+            Some("none")
         } else if round > 1 && self.forced {
-            body.insert("tool_choice".to_owned(), json!("auto"));
+            Some("auto")
+        } else {
+            None
+        };
+        Outgoing {
+            request: &self.request,
+            conversation: Some(("messages", &self.messages, &self.earlier)),
+            tool_choice,
+            injection: &self.injection,
         }
-        Value::Object(body)
     }
 
     /// Splits a reply's calls into injected ones and the client's.

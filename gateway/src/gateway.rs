@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use serde_json::{Map, Value};
 use tokio::net::TcpListener;
-use tooldef::calls::merge_tool_lists;
 use tooldef::{Target, ToolSet};
 
 use crate::catalog::{Catalog, Injected, Source};
@@ -87,6 +87,12 @@ impl Gateway {
 
     /// Serves on `listener` until the process is asked to stop (Ctrl-C or SIGTERM).
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        // Streamed events are small: they must not wait for the client's delayed ACK.
+        let listener = listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::debug!("TCP_NODELAY not set: {err}");
+            }
+        });
         axum::serve(listener, self.router())
             .with_graceful_shutdown(shutdown_signal())
             .await
@@ -339,12 +345,13 @@ impl Inner {
             .collect()
     }
 
-    /// Adds the injected tools to a request's `tools`, after the client's own (which win a
-    /// name), unless `tool_choice` is `"none"`; refuses more tools than the API takes.
+    /// Which injected tools a request gets (written after the client's own by
+    /// [`Outgoing`](crate::body::Outgoing)): all but those whose names the client's tools take,
+    /// none for `tool_choice: "none"`; refuses more tools than the API takes.
     pub fn inject(
         &self,
         target: Target,
-        request: &mut Map<String, Value>,
+        request: &Map<String, Value>,
     ) -> Result<Injection, ApiError> {
         let catalog = self.catalog();
         let mut injection = Injection {
@@ -369,19 +376,31 @@ impl Inner {
                 );
             }
         };
-        let (merged, conflicts) = merge_tool_lists(client, &injected.tools);
+        // The client's tools take their names: a Chat tool's `function.name`, a Responses
+        // tool's `name`.
+        let conflicts: Vec<String> = client
+            .iter()
+            .filter_map(|tool| {
+                tool.get("function")
+                    .and_then(|f| f.get("name"))
+                    .or_else(|| tool.get("name"))
+                    .and_then(Value::as_str)
+            })
+            .filter(|name| injected.routes.contains_key(*name))
+            .map(str::to_owned)
+            .collect();
+        let total = client.len() + injected.tools.len() - conflicts.len();
         if let Some(limit) = target.max_tools() {
-            if merged.len() > limit {
+            if total > limit {
                 let servers: Vec<&str> = self.sources.iter().map(Source::name).collect();
                 return Err(ApiError::invalid(
                     format!(
-                        "This request would carry {} tools ({} of yours and {} injected by the \
-                         gateway from {}), more than {target} takes in one request ({limit}). \
+                        "This request would carry {total} tools ({} of yours and {} injected by \
+                         the gateway from {}), more than {target} takes in one request ({limit}). \
                          Narrow the servers' tools with `allow` or `deny` in the gateway's \
                          configuration, or send fewer tools.",
-                        merged.len(),
                         client.len(),
-                        merged.len() - client.len(),
+                        total - client.len(),
                         servers.join(", "),
                     ),
                     "too_many_tools",
@@ -397,7 +416,6 @@ impl Inner {
         }
         injection.active = true;
         injection.conflicts = conflicts;
-        request.insert("tools".to_owned(), Value::Array(merged));
         Ok(injection)
     }
 

@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 mod app;
+mod body;
 mod catalog;
 mod chat;
 mod config;

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 use tooldef::Target;
 use tooldef::calls::{ToolCall, responses_output_item, responses_tool_calls};
 
+use crate::body::Outgoing;
 use crate::catalog::execute;
 use crate::conversation::{add_usage, conflicts_header, forces_a_call, request_object};
 use crate::error::ApiError;
@@ -49,14 +50,23 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
     let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
     reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
     let injection = inner
-        .inject(Target::Responses, &mut request)
+        .inject(Target::Responses, &request)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);
     if !inner.executes() || !injection.active {
         let answer = inner
             .upstream
-            .post_json(PATH, &upstream_headers, &Value::Object(request))
+            .post_json(
+                PATH,
+                &upstream_headers,
+                &Outgoing {
+                    request: &request,
+                    conversation: None,
+                    tool_choice: None,
+                    injection: &injection,
+                },
+            )
             .await
             .map_err(IntoResponse::into_response)?;
         let mut response = passthrough(answer);
@@ -161,17 +171,34 @@ struct Rounds {
 }
 
 impl Rounds {
-    fn body(&self, round: u32) -> Value {
-        let mut body = self.request.clone();
-        let mut input = self.input.clone();
-        input.extend(self.added.iter().cloned());
-        body.insert("input".to_owned(), Value::Array(input));
-        if round == self.inner.config.max_rounds {
-            body.insert("tool_choice".to_owned(), json!("none"));
+    fn body(&self, round: u32) -> Outgoing<'_> {
+        let tool_choice = if round == self.inner.config.max_rounds {
+            // The last round: the model must answer rather than leave a call dangling.
+            Some("none")
         } else if round > 1 && self.forced {
-            body.insert("tool_choice".to_owned(), json!("auto"));
+            Some("auto")
+        } else {
+            None
+        };
+        Outgoing {
+            request: &self.request,
+            conversation: Some(("input", &self.input, &self.added)),
+            tool_choice,
+            injection: &self.injection,
         }
-        Value::Object(body)
+    }
+
+    /// A response echoes the request's `tools`: the client is shown its own, as if it had
+    /// asked the model directly (the injected ones are the gateway's business, and with 100 of
+    /// them the echo is most of the answer).
+    fn show_client_tools(&self, response: &mut Value) {
+        if let Some(tools) = response.get_mut("tools") {
+            *tools = self
+                .request
+                .get("tools")
+                .cloned()
+                .unwrap_or_else(|| json!([]));
+        }
     }
 
     fn is_injected_item(&self, item: &Value) -> bool {
@@ -251,7 +278,14 @@ impl Rounds {
 
     /// The response the client gets: the last one, under the first one's id, with every
     /// round's visible output and the usage of all.
-    fn answer(mut last: Value, first: &(Value, Value), visible: Vec<Value>, usage: Value) -> Value {
+    fn answer(
+        &self,
+        mut last: Value,
+        first: &(Value, Value),
+        visible: Vec<Value>,
+        usage: Value,
+    ) -> Value {
+        self.show_client_tools(&mut last);
         last["id"] = first.0.clone();
         last["created_at"] = first.1.clone();
         last["output"] = Value::Array(visible);
@@ -333,7 +367,7 @@ impl Rounds {
                 self.remember(&first_id, &id);
             }
             tracing::info!(rounds = round, "response");
-            let answer = Self::answer(response, &first, visible, usage);
+            let answer = self.answer(response, &first, visible, usage);
             let mut response = (StatusCode::OK, axum::Json(answer)).into_response();
             let headers = response.headers_mut();
             headers.extend(informative_headers(&answer_headers));
@@ -436,6 +470,7 @@ impl ResponsesStream {
                                     event["response"]["created_at"].clone(),
                                 ));
                             }
+                            rounds.show_client_tools(&mut event["response"]);
                             self.send(writer, event).await?;
                         }
                     }
@@ -535,7 +570,7 @@ impl ResponsesStream {
             if end {
                 let visible = std::mem::take(&mut self.visible);
                 let usage = std::mem::take(&mut self.usage);
-                let answer = Rounds::answer(response, &first, visible, usage);
+                let answer = rounds.answer(response, &first, visible, usage);
                 tracing::info!(rounds = round, "streamed response");
                 return self
                     .send(

@@ -40,28 +40,43 @@ pub struct Writer {
 impl Writer {
     /// `data: JSON` (Chat Completions' events have no name).
     pub async fn data(&self, data: &Value) -> Result<(), Gone> {
-        self.send(format!("data: {data}\n\n")).await
+        self.send(frame(None, data)).await
     }
 
     /// `event: NAME` and `data: JSON` (the Responses API names its events by their type).
     pub async fn named(&self, name: &str, data: &Value) -> Result<(), Gone> {
-        self.send(format!("event: {name}\ndata: {data}\n\n")).await
+        self.send(frame(Some(name), data)).await
     }
 
     /// Chat Completions' end of stream.
     pub async fn done(&self) -> Result<(), Gone> {
-        self.send("data: [DONE]\n\n".to_owned()).await
+        self.send(Bytes::from_static(b"data: [DONE]\n\n")).await
     }
 
     /// A comment line: ignored by clients, it keeps idle connections (and proxies) from timing
     /// out while tools run.
     pub async fn comment(&self, text: &str) -> Result<(), Gone> {
-        self.send(format!(": {text}\n\n")).await
+        self.send(Bytes::from(format!(": {text}\n\n"))).await
     }
 
-    async fn send(&self, text: String) -> Result<(), Gone> {
-        self.tx.send(Bytes::from(text)).await.map_err(|_| Gone)
+    async fn send(&self, bytes: Bytes) -> Result<(), Gone> {
+        self.tx.send(bytes).await.map_err(|_| Gone)
     }
+}
+
+/// One event, serialised straight into its buffer.
+fn frame(name: Option<&str>, data: &Value) -> Bytes {
+    let mut buffer = Vec::with_capacity(256);
+    if let Some(name) = name {
+        buffer.extend_from_slice(b"event: ");
+        buffer.extend_from_slice(name.as_bytes());
+        buffer.push(b'\n');
+    }
+    buffer.extend_from_slice(b"data: ");
+    // A `Value` always serialises.
+    let _ = serde_json::to_writer(&mut buffer, data);
+    buffer.extend_from_slice(b"\n\n");
+    Bytes::from(buffer)
 }
 
 /// The client went away.

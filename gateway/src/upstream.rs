@@ -6,7 +6,6 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
-use serde_json::Value;
 
 use crate::error::ApiError;
 
@@ -94,7 +93,7 @@ impl Upstream {
         &self,
         path: &str,
         headers: &HeaderMap,
-        body: &Value,
+        body: &impl serde::Serialize,
     ) -> Result<reqwest::Response, ApiError> {
         let body = serde_json::to_vec(body)
             .map_err(|err| ApiError::upstream(format!("cannot encode the request: {err}")))?;
