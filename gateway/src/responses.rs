@@ -321,10 +321,12 @@ impl Rounds {
             if !status.is_success() {
                 return Err(whole(status, &answer_headers, bytes));
             }
-            let response: Value = serde_json::from_slice(&bytes).map_err(|err| {
-                ApiError::upstream(format!("The upstream's answer is not JSON: {err}"))
-                    .into_response()
-            })?;
+            let response: Value = serde_json::from_slice::<WithoutTools>(&bytes)
+                .map(|lean| lean.0)
+                .map_err(|err| {
+                    ApiError::upstream(format!("The upstream's answer is not JSON: {err}"))
+                        .into_response()
+                })?;
             if let Some(more) = response.get("usage") {
                 add_usage(&mut usage, more);
             }
@@ -449,8 +451,8 @@ impl ResponsesStream {
                     Ok(event) => event,
                     Err(why) => return self.fail(writer, why).await,
                 };
-                let mut event: Value = match serde_json::from_str(&event.data) {
-                    Ok(event) => event,
+                let mut event: Value = match serde_json::from_str::<WithoutTools>(&event.data) {
+                    Ok(event) => event.0,
                     Err(err) => {
                         return self
                             .fail(
@@ -479,8 +481,9 @@ impl ResponsesStream {
                         break;
                     }
                     "response.failed" | "response.incomplete" | "error" => {
-                        if let Some((id, _)) = &self.first {
-                            if event.get("response").is_some() {
+                        if event.get("response").is_some() {
+                            rounds.show_client_tools(&mut event["response"]);
+                            if let Some((id, _)) = &self.first {
                                 event["response"]["id"] = id.clone();
                             }
                         }
@@ -608,5 +611,63 @@ impl ResponsesStream {
                 Err(err) => return self.fail(writer, err.message).await,
             };
         }
+    }
+}
+
+/// A response (or an event carrying one in `response`) read without its `tools`: the upstream
+/// echoes the request's, injected ones included (115 KB for 100 tools), and the client is
+/// shown its own instead, so reading them into values would be work thrown away.
+struct WithoutTools(Value);
+
+impl<'de> serde::Deserialize<'de> for WithoutTools {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = WithoutTools;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<WithoutTools, A::Error> {
+                let mut object = Map::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "tools" => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                        "response" => {
+                            let response = map.next_value::<WithoutTools>()?;
+                            object.insert(key, response.0);
+                        }
+                        _ => {
+                            let value = map.next_value::<Value>()?;
+                            object.insert(key, value);
+                        }
+                    }
+                }
+                Ok(WithoutTools(Value::Object(object)))
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn responses_are_read_without_their_tools() {
+        let event = r#"{"type": "response.created", "sequence_number": 0, "response": {"id": "r", "tools": [{"type": "function", "name": "x"}], "output": []}}"#;
+        let read = serde_json::from_str::<WithoutTools>(event).unwrap().0;
+        assert_eq!(
+            read,
+            json!({"type": "response.created", "sequence_number": 0, "response": {"id": "r", "output": []}})
+        );
+        assert!(serde_json::from_str::<WithoutTools>("[1]").is_err());
     }
 }
