@@ -72,25 +72,12 @@ impl Kind {
 
     /// The request, with `tools` when given (the tools the gateway would inject).
     pub fn body(self, tools: Option<&[Value]>) -> Bytes {
-        let mut body = if self.is_chat() {
-            json!({
-                "model": MODEL,
-                "messages": [
-                    {"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": USER},
-                ],
-                "temperature": 0.2,
-            })
-        } else {
-            json!({
-                "model": MODEL,
-                "input": [
-                    {"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": USER},
-                ],
-                "temperature": 0.2,
-            })
-        };
+        // The same conversation; Chat calls it `messages`, Responses `input`.
+        let mut body = json!({"model": MODEL, "temperature": 0.2});
+        body[if self.is_chat() { "messages" } else { "input" }] = json!([
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": USER},
+        ]);
         if self.streams() {
             body["stream"] = json!(true);
         }
