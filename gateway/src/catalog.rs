@@ -60,9 +60,8 @@ impl Source {
 pub struct Route {
     /// The source's position.
     pub source: usize,
-    /// The tool's name at its source.
-    pub original: String,
-    /// The conversion, which restores a model's arguments to the source's shape.
+    /// The conversion: the tool's name at its source (`original_name`), and the way a model's
+    /// arguments are restored to the source's shape.
     pub converted: Converted,
 }
 
@@ -164,10 +163,12 @@ fn injected_for(
     let mut raw = Vec::with_capacity(conversion.tools.len());
     let mut names = Vec::with_capacity(conversion.tools.len());
     let mut routes = HashMap::with_capacity(conversion.tools.len());
-    for converted in conversion.tools {
+    for mut converted in conversion.tools {
         let Some((source, original)) = origin.get(&converted.original_name) else {
             continue;
         };
+        // Converted under its prefixed name; called under the source's own.
+        converted.original_name.clone_from(original);
         let tool = converted.to_json();
         match serde_json::value::to_raw_value(&tool) {
             Ok(serialised) => raw.push(serialised),
@@ -182,7 +183,6 @@ fn injected_for(
             converted.name().to_owned(),
             Route {
                 source: *source,
-                original: original.clone(),
                 converted,
             },
         );
@@ -211,14 +211,14 @@ pub async fn execute(
         };
         let source = &sources[route.source];
         let outcome = match source {
-            Source::Mcp(server) => {
-                server
-                    .call(&route.converted, &route.original, &call.arguments)
-                    .await
-            }
+            Source::Mcp(server) => server.call(&route.converted, &call.arguments).await,
             Source::Tools { set, .. } => {
                 let context = CallContext::new().with_call_id(call.id.clone());
-                let run = set.call_with(&route.original, call.arguments.as_str(), context);
+                let run = set.call_with(
+                    &route.converted.original_name,
+                    call.arguments.as_str(),
+                    context,
+                );
                 match tokio::time::timeout(tool_timeout, run).await {
                     Ok(Ok(output)) => CallOutcome {
                         text: output.to_text(),
@@ -235,7 +235,7 @@ pub async fn execute(
         };
         tracing::info!(
             source = source.name(),
-            tool = %route.original,
+            tool = %route.converted.original_name,
             call_id = %call.id,
             millis = started.elapsed().as_millis() as u64,
             outcome = if outcome.is_error { "error" } else { "ok" },
@@ -298,7 +298,10 @@ mod tests {
             (2, "search.issues"),
         ]) {
             let route = &catalog.chat.routes[*name];
-            assert_eq!((route.source, route.original.as_str()), (source, original));
+            assert_eq!(
+                (route.source, route.converted.original_name.as_str()),
+                (source, original)
+            );
         }
         // Strict where possible: the defaulted field is required and nullable, and restored.
         assert_eq!(catalog.chat.tools[0]["function"]["strict"], true);

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, ClientConfig};
+use rmcp::model::ClientConfig;
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -17,7 +17,7 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
-use tooldef::ToolOutput;
+use tooldef::calls::{Answer, call_mcp};
 use tooldef::convert::Converted;
 
 use crate::config::ServerConfig;
@@ -78,7 +78,7 @@ pub struct Server {
 
 /// What a call to a server's tool gave: the text the model reads and whether it is an error.
 pub struct CallOutcome {
-    /// The result in words (every content block; see [`ToolOutput::to_text`]).
+    /// The result in words (every content block; see `tooldef::ToolOutput::to_text`).
     pub text: String,
     /// The call failed; the text says why.
     pub is_error: bool,
@@ -149,14 +149,9 @@ impl Server {
         first
     }
 
-    /// Calls `converted` (one of this server's tools) with the model's arguments, restored to
-    /// the server's shape, within the server's time limit.
-    pub async fn call(
-        &self,
-        converted: &Converted,
-        original: &str,
-        arguments: &str,
-    ) -> CallOutcome {
+    /// Calls `converted` (one of this server's tools) as the model asked (`tooldef::calls::
+    /// call_mcp`: the source's name, the arguments restored), within the server's time limit.
+    pub async fn call(&self, converted: &Converted, arguments: &str) -> CallOutcome {
         let peer = {
             let state = self.state();
             match (&state.peer, state.phase) {
@@ -171,37 +166,16 @@ impl Server {
                 }
             }
         };
-        let mut arguments = match parse_arguments(arguments) {
-            Ok(arguments) => arguments,
-            Err(()) => {
-                return CallOutcome::error(format!(
-                    "The arguments for `{}` are not a JSON object. Call it again with an object.",
-                    converted.name()
-                ));
-            }
-        };
-        converted.restore_arguments(&mut arguments);
-        let mut request = CallToolRequestParams::new(original.to_owned());
-        if let Value::Object(arguments) = arguments {
-            request = request.with_arguments(arguments);
-        }
-        match tokio::time::timeout(self.timeout, peer.call_tool(request)).await {
-            Ok(Ok(result)) => {
-                let is_error = result.is_error == Some(true);
-                match serde_json::to_value(&result) {
-                    Ok(json) => CallOutcome {
-                        text: ToolOutput::from_mcp_result(&json).to_text(),
-                        is_error,
-                    },
-                    Err(err) => CallOutcome::error(format!(
-                        "`{}` answered, unreadably: {err}",
-                        converted.name()
-                    )),
-                }
-            }
-            Ok(Err(err)) => CallOutcome::error(format!(
-                "The MCP server `{}` did not answer the call to `{}`: {err}",
-                self.name,
+        match tokio::time::timeout(self.timeout, call_mcp(&peer, converted, arguments)).await {
+            Ok(Answer::Answered {
+                output, is_error, ..
+            }) => CallOutcome {
+                text: output.to_text(),
+                is_error,
+            },
+            // `call_mcp` answers every call itself.
+            Ok(Answer::Caller) => CallOutcome::error(format!(
+                "`{}` was handed back unanswered.",
                 converted.name()
             )),
             Err(_) => CallOutcome::error(format!(
@@ -235,18 +209,6 @@ impl Server {
             state.tools = Arc::new(tools);
             self.generation.fetch_add(1, Ordering::Release);
         }
-    }
-}
-
-/// The model's arguments as a JSON object (`null` and nothing count as none).
-fn parse_arguments(text: &str) -> Result<Value, ()> {
-    match text.trim() {
-        "" => Ok(Value::Object(serde_json::Map::new())),
-        text => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Null) => Ok(Value::Object(serde_json::Map::new())),
-            Ok(value @ Value::Object(_)) => Ok(value),
-            _ => Err(()),
-        },
     }
 }
 

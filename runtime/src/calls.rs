@@ -443,10 +443,12 @@ impl Router {
     }
 }
 
-/// Calls a converted tool on its MCP server: under its original name, with the arguments
-/// restored to the server's own shape; the whole result comes back.
+/// Calls a converted tool on its MCP server as a model asked: under its original name, with the
+/// model's arguments (JSON text) restored to the server's own shape; the whole result comes back.
+/// Arguments that are not a JSON object, and a server that cannot be reached, are answered as
+/// errors the model can read. What [`Router`] does for each call to an MCP tool.
 #[cfg(feature = "mcp")]
-async fn call_mcp(
+pub async fn call_mcp(
     peer: &rmcp::Peer<rmcp::RoleClient>,
     converted: &crate::convert::Converted,
     arguments: &str,
