@@ -4,6 +4,8 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+use std::marker::PhantomData;
+
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 
@@ -93,21 +95,32 @@ pub mod output {
     }
 }
 
-/// Compile-time check that an argument type is [`Portable`](crate::Portable).
+/// Compile-time check that an argument type is [`Portable`](crate::Portable): generated code
+/// names `CheckPortable<T>` in the signature of a function that is never called, spanned at the
+/// user's type, and rustc checks the bound where the type is written.
 ///
-/// The bound is on a wrapper so that the checked type is never the root of the obligation:
-/// rustc then reports the refused family's own message (`a map (…) cannot be…`) rather than
-/// `Portable`'s generic one, wherever the type sits.
-pub const fn assert_portable<T: ?Sized>()
-where
-    ToolArgument<T>: crate::Portable,
-{
-}
+/// The bound is [`PortableArgument`] rather than `Portable` itself: rustc reports the refused
+/// family's own message one level down (`a map (…) cannot be…`), and offers no `Portable` impl
+/// as a "similar" one for the type at fault.
+pub struct CheckPortable<T: PortableArgument + ?Sized>(PhantomData<T>);
 
-/// A tool argument of type `T`; see [`assert_portable`].
-pub struct ToolArgument<T: ?Sized>(std::marker::PhantomData<T>);
+/// A type that can be a tool argument: every [`Portable`](crate::Portable) type.
+pub trait PortableArgument {}
+impl<T: crate::Portable + ?Sized> PortableArgument for T {}
 
-impl<T: crate::Portable + ?Sized> crate::Portable for ToolArgument<T> {}
+/// The check of a map written in an argument's type (its `Portable` impl is not recommended, so
+/// that rustc does not list it among the portable types; this brings back its own message).
+pub struct RefusedMap<'a, T: crate::MapsAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+/// The check of a tuple written in an argument's type; see [`RefusedMap`].
+pub struct RefusedTuple<'a, T: crate::TuplesAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+/// The check of a 128-bit integer written in an argument's type; see [`RefusedMap`].
+pub struct RefusedWideInteger<'a, T: crate::WideIntegersAreNotPortable<'a> + ?Sized>(
+    PhantomData<&'a T>,
+);
+/// The check of a reference written in an argument's type; see [`RefusedMap`].
+pub struct RefusedReference<'a, T: crate::ReferencesAreNotPortable<'a> + ?Sized>(
+    PhantomData<&'a T>,
+);
 
 /// A tool's error is shown to the model, so it must be displayable.
 #[diagnostic::on_unimplemented(

@@ -4,11 +4,12 @@
 
 use std::borrow::Cow;
 
-use jsonschema::error::ValidationErrorKind;
+use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Map, Value};
 
 use crate::ArgumentProblem;
 use crate::describe_value::{received, shorten, type_name};
+use crate::instance;
 
 /// Arguments as a model or program gives them.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,7 +64,9 @@ impl From<Vec<u8>> for Arguments<'static> {
 pub struct Limits {
     /// The most bytes of JSON text accepted (default 1 MiB).
     pub max_bytes: usize,
-    /// The deepest nesting of arrays and objects accepted (default 64).
+    /// The deepest nesting of arrays and objects accepted (default 100). A recursive type costs
+    /// two levels per level of itself when its children are in a list (`children: Vec<Node>`),
+    /// so the default takes a tree 49 levels deep; serde_json itself stops at 127.
     pub max_depth: usize,
 }
 
@@ -71,7 +74,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             max_bytes: 1024 * 1024,
-            max_depth: 64,
+            max_depth: 100,
         }
     }
 }
@@ -338,85 +341,14 @@ pub(crate) fn decode_double_encoded(value: Value) -> Value {
     }
 }
 
-/// Walks `data` alongside `schema` (resolving local `$ref`s against `root`), calling `visit` on
-/// every object with the schema branches that describe it. Depth is bounded by the data.
-/// Called on each object met, with the schema branches that describe it.
-type ObjectVisitor<'v> = dyn FnMut(&mut Map<String, Value>, &[&Value]) + 'v;
-
-fn walk_objects(data: &mut Value, schema: &Value, root: &Value, visit: &mut ObjectVisitor<'_>) {
-    let branches = branches(schema, root);
-    match data {
-        Value::Object(map) => {
-            visit(map, &branches);
-            for (key, value) in map.iter_mut() {
-                if let Some(property) = branches
-                    .iter()
-                    .find_map(|b| b.get("properties").and_then(|p| p.get(key)))
-                {
-                    walk_objects(value, property, root, visit);
-                } else if let Some(additional) = branches
-                    .iter()
-                    .find_map(|b| b.get("additionalProperties").filter(|a| a.is_object()))
-                {
-                    walk_objects(value, additional, root, visit);
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = branches.iter().find_map(|b| b.get("items")) {
-                for item in items {
-                    walk_objects(item, item_schema, root, visit);
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The schemas that may describe a value: the schema itself (its `$ref` resolved) and the
-/// branches of its `anyOf`/`oneOf`/`allOf`, flattened.
-fn branches<'s>(schema: &'s Value, root: &'s Value) -> Vec<&'s Value> {
-    let mut out = Vec::new();
-    let mut pending = vec![schema];
-    // Bounded: a schema whose refs loop without data between them must not loop here.
-    let mut budget = 64;
-    while let Some(schema) = pending.pop() {
-        budget -= 1;
-        if budget == 0 {
-            break;
-        }
-        let schema = resolve(schema, root);
-        out.push(schema);
-        for key in ["anyOf", "oneOf", "allOf"] {
-            if let Some(list) = schema.get(key).and_then(Value::as_array) {
-                pending.extend(list.iter().rev());
-            }
-        }
-    }
-    out
-}
-
-fn resolve<'s>(schema: &'s Value, root: &'s Value) -> &'s Value {
-    let mut schema = schema;
-    for _ in 0..16 {
-        match schema.get("$ref").and_then(Value::as_str) {
-            Some("#") => schema = root,
-            Some(reference) => match reference.strip_prefix('#').and_then(|p| root.pointer(p)) {
-                Some(target) => schema = target,
-                None => return schema,
-            },
-            None => return schema,
-        }
-    }
-    schema
-}
-
 /// `null` for a property that the schema makes optional means "absent": strict-mode models must
 /// send every property and send `null` for those they leave out, and the default must then
 /// apply. Properties that are required stay as sent (their `null` is an error, or a value).
 pub(crate) fn nulls_as_absent(data: &mut Value, schema: &Value) {
-    walk_objects(data, schema, schema, &mut |map, branches| {
-        map.retain(|key, value| !(value.is_null() && optional_in(key, branches)));
+    instance::walk_mut(data, schema, schema, &mut |value, branches| {
+        if let Value::Object(map) = value {
+            map.retain(|key, value| !(value.is_null() && optional_in(key, branches)));
+        }
     });
 }
 
@@ -434,47 +366,225 @@ fn optional_in(key: &str, branches: &[&Value]) -> bool {
 
 /// `"3"` → `3` and `"true"` → `true` where the schema wants a number, integer or boolean.
 pub(crate) fn coerce_strings(data: &mut Value, schema: &Value) {
-    walk_objects(data, schema, schema, &mut |map, branches| {
-        for (key, value) in map.iter_mut() {
-            let Value::String(text) = value else { continue };
-            let Some(property) = branches
-                .iter()
-                .find_map(|b| b.get("properties").and_then(|p| p.get(key)))
-            else {
-                continue;
-            };
-            let wants = |t: &str| branches_of_type(property, schema).contains(&t);
-            let text = text.trim();
-            if wants("boolean") && (text == "true" || text == "false") {
-                *value = Value::Bool(text == "true");
-            } else if wants("integer") {
-                if let Ok(n) = text.parse::<i64>() {
-                    *value = n.into();
-                } else if let Ok(n) = text.parse::<u64>() {
-                    *value = n.into();
-                }
-            } else if wants("number") {
-                if let Some(n) = text
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
-                {
-                    *value = Value::Number(n);
-                }
+    instance::walk_mut(data, schema, schema, &mut |value, branches| {
+        let Value::String(text) = value else { return };
+        let wants = instance::types_of(branches);
+        let text = text.trim();
+        if wants.contains(&"boolean") && (text == "true" || text == "false") {
+            *value = Value::Bool(text == "true");
+        } else if wants.contains(&"integer") {
+            if let Ok(n) = text.parse::<i64>() {
+                *value = n.into();
+            } else if let Ok(n) = text.parse::<u64>() {
+                *value = n.into();
+            }
+        } else if wants.contains(&"number") {
+            if let Some(n) = text
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+            {
+                *value = Value::Number(n);
             }
         }
     });
 }
 
-fn branches_of_type<'s>(schema: &'s Value, root: &'s Value) -> Vec<&'s str> {
-    branches(schema, root)
-        .into_iter()
-        .flat_map(|b| match b.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => vec![],
+/// `3.0` → `3` where the schema wants an integer and not any number. JSON Schema counts `3.0` as
+/// an integer (and so does the validator), clients such as Python's `json.dumps(3.0)` send it,
+/// but serde refuses a float for every Rust integer type. A value outside the 64-bit range is
+/// left as it is, for the range check to explain.
+pub(crate) fn integers_as_integers(data: &mut Value, schema: &Value) {
+    instance::walk_mut(data, schema, schema, &mut |value, branches| {
+        let Some(float) = value.as_f64().filter(|_| value.is_f64()) else {
+            return;
+        };
+        let wants = instance::types_of(branches);
+        if float.fract() != 0.0 || !wants.contains(&"integer") || wants.contains(&"number") {
+            return;
+        }
+        // `as` saturates; the comparison keeps only exact conversions.
+        if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+            *value = (float as u64).into();
+        } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+            *value = (float as i64).into();
+        }
+    });
+}
+
+/// Numbers outside the range of the Rust type that receives them, which the schema states only
+/// as the canonical schema's `format` (`int64`, `uint64`, `float`): the renderings leave out
+/// ranges no model comes near, but a value outside them must be refused with the range rather
+/// than become infinity or a serde message. A number is refused when every branch that takes
+/// numbers has a range and none holds it.
+pub(crate) fn range_problems(data: &Value, canonical: &Value) -> Vec<ArgumentProblem> {
+    let mut problems = Vec::new();
+    instance::walk(
+        data,
+        canonical,
+        canonical,
+        &mut Vec::new(),
+        &mut |value, branches, path| {
+            let Value::Number(number) = value else { return };
+            let mut ranges = branches
+                .iter()
+                .filter(|b| {
+                    let types = instance::types(b);
+                    types.contains(&"integer") || types.contains(&"number")
+                })
+                .map(|b| {
+                    b.get("format")
+                        .and_then(Value::as_str)
+                        .and_then(NumberRange::of)
+                });
+            let Some(first) = ranges.next() else { return };
+            let mut closest = first;
+            let mut held = first.is_none_or(|range| range.holds(number));
+            for range in ranges {
+                held |= range.is_none_or(|range| range.holds(number));
+                closest = closest.or(range);
+            }
+            if let (false, Some(range)) = (held, closest) {
+                problems.push(ArgumentProblem {
+                    pointer: instance::pointer(path),
+                    message: format!("must be {range}, got {}", received(value)),
+                });
+            }
+        },
+    );
+    problems
+}
+
+/// The range of the Rust number type a schemars `format` names.
+#[derive(Debug, Clone, Copy)]
+enum NumberRange {
+    /// An integer type, exactly.
+    Integer(i128, i128),
+    /// `f32`: finite and no larger in magnitude than `f32::MAX` (larger becomes infinity).
+    Float32,
+}
+
+impl NumberRange {
+    fn of(format: &str) -> Option<NumberRange> {
+        match format {
+            "float" => Some(NumberRange::Float32),
+            _ => crate::schema::integer_range(format)
+                .map(|(min, max)| NumberRange::Integer(min, max)),
+        }
+    }
+
+    fn holds(self, number: &serde_json::Number) -> bool {
+        match self {
+            NumberRange::Integer(min, max) => {
+                let exact = number
+                    .as_i64()
+                    .map(i128::from)
+                    .or_else(|| number.as_u64().map(i128::from));
+                match exact {
+                    Some(n) => (min..=max).contains(&n),
+                    // A float: compared as one (it is not exact past 2^53 anyway).
+                    None => number
+                        .as_f64()
+                        .is_some_and(|f| f >= min as f64 && f <= max as f64 && (f as i128) <= max),
+                }
+            }
+            NumberRange::Float32 => number
+                .as_f64()
+                .is_some_and(|f| f.abs() <= f64::from(f32::MAX)),
+        }
+    }
+}
+
+impl std::fmt::Display for NumberRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NumberRange::Integer(min, max) => {
+                let bits = [
+                    i8::MAX as i128,
+                    i16::MAX as i128,
+                    i32::MAX as i128,
+                    i64::MAX as i128,
+                ]
+                .iter()
+                .chain(&[
+                    u8::MAX as i128,
+                    u16::MAX as i128,
+                    u32::MAX as i128,
+                    u64::MAX as i128,
+                ])
+                .position(|m| m == max)
+                .map(|i| 8 << (i % 4));
+                let kind = match (bits, *min == 0) {
+                    (Some(bits), true) => format!(" (an unsigned {bits}-bit integer)"),
+                    (Some(bits), false) => format!(" (a {bits}-bit integer)"),
+                    (None, _) => String::new(),
+                };
+                write!(f, "between {min} and {max}{kind}")
+            }
+            NumberRange::Float32 => write!(
+                f,
+                "between {:e} and {:e} (a 32-bit float)",
+                -f32::MAX,
+                f32::MAX
+            ),
+        }
+    }
+}
+
+/// The validator of a schema shown to a model. `format` is only an annotation in 2020-12
+/// unless asked for; the model was shown it as a rule ("Must be an email address."), so it is
+/// one, including the formats schemars gives chrono's types, which the validator does not know.
+pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
+    jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .with_format("partial-time", is_partial_time)
+        .with_format("partial-date-time", |s: &str| {
+            s.split_once('T')
+                .is_some_and(|(date, time)| is_date(date) && is_partial_time(time))
         })
-        .collect()
+        .build(schema)
+        .map_err(|err| err.to_string())
+}
+
+/// `HH:MM:SS` with optional fractions of a second, as chrono reads a `NaiveTime` (a leap second
+/// is `60`).
+fn is_partial_time(s: &str) -> bool {
+    let (clock, fraction) = s.split_once('.').unwrap_or((s, "0"));
+    let parts: Vec<&str> = clock.split(':').collect();
+    let two_digits = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit());
+    parts.len() == 3
+        && parts.iter().all(|p| two_digits(p))
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b.is_ascii_digit())
+        && parts[0] < "24"
+        && parts[1] < "60"
+        && parts[2] <= "60"
+}
+
+/// `YYYY-MM-DD`, a day that exists.
+fn is_date(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let [year, month, day] = parts.as_slice() else {
+        return false;
+    };
+    let number = |p: &str, len: usize| {
+        (p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse::<u32>().ok())
+            .flatten()
+    };
+    let (Some(year), Some(month), Some(day)) = (number(year, 4), number(month, 2), number(day, 2))
+    else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
 }
 
 /// A validation error as problems for the model. A value that matches none of the branches of an
@@ -591,13 +701,18 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
                 if names.len() == 1 { "it" } else { "them" }
             )
         }
-        ValidationErrorKind::Type { .. } => {
-            let expected = error.to_string();
-            let expected = expected
-                .split(" is not of type ")
-                .nth(1)
-                .map_or_else(|| "another type".to_owned(), |t| t.replace('"', "`"));
-            format!("expected {expected}, got {} ({got})", type_name(instance))
+        ValidationErrorKind::Type { kind } => {
+            let mut expected: Vec<String> = match kind {
+                TypeKind::Single(t) => vec![format!("`{t}`")],
+                TypeKind::Multiple(set) => set.iter().map(|t| format!("`{t}`")).collect(),
+            };
+            // "`integer` or `null`": the type first, then that it may be left out.
+            expected.sort_by_key(|t| t == "`null`");
+            format!(
+                "expected {}, got {} ({got})",
+                expected.join(" or "),
+                type_name(instance)
+            )
         }
         ValidationErrorKind::Enum { options } => {
             format!(
@@ -632,7 +747,10 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
         ValidationErrorKind::Pattern { pattern } => {
             format!("must match the regular expression `{pattern}`, got {got}")
         }
-        ValidationErrorKind::Format { format } => format!("must be a valid `{format}`, got {got}"),
+        ValidationErrorKind::Format { format } => match crate::schema::format_phrase(format) {
+            Some(phrase) => format!("must be {phrase}, got {got}"),
+            None => format!("must be a valid `{format}`, got {got}"),
+        },
         ValidationErrorKind::MinItems { limit } => format!(
             "must have at least {limit} item{}, got {}",
             if *limit == 1 { "" } else { "s" },
@@ -729,7 +847,8 @@ fn plain_value(schema: &Value, depth: usize) -> bool {
     object.iter().all(|(key, value)| match key.as_str() {
         "type" | "description" | "default" | "title" => true,
         "format" => {
-            matches!(value.as_str(), Some("float" | "double")) || implied_bounds(format).is_some()
+            // Not `float`: serde turns an `f32` out of range into infinity without a word.
+            value.as_str() == Some("double") || implied_bounds(format).is_some()
         }
         "minimum" => implied_bounds(format).is_some_and(|(min, _)| value.as_f64() == Some(min)),
         "maximum" => implied_bounds(format).is_some_and(|(_, max)| value.as_f64() == Some(max)),
@@ -743,10 +862,76 @@ fn plain_value(schema: &Value, depth: usize) -> bool {
     })
 }
 
+/// The properties that admit `null` but default to something else, each with where it is in
+/// the arguments and its default: since `null` means "absent" there, their `None` cannot be
+/// reached. Found by walking the schema from its root through `properties`, `items` and
+/// `$ref`s (each definition once).
+pub(crate) fn unreachable_nones(schema: &Value) -> Vec<(String, Value)> {
+    let mut found = Vec::new();
+    let mut seen: Vec<*const Value> = Vec::new();
+    let mut pending = vec![(schema, String::new())];
+    while let Some((node, at)) = pending.pop() {
+        for branch in instance::branches(node, schema) {
+            if seen.contains(&(branch as *const Value)) {
+                continue;
+            }
+            seen.push(branch);
+            let properties = branch.get("properties").and_then(Value::as_object);
+            for (key, property) in properties.into_iter().flatten() {
+                let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
+                let branches = instance::branches(property, schema);
+                let nullable = instance::types_of(&branches).contains(&"null");
+                let default = branches.iter().find_map(|b| b.get("default"));
+                if let (true, Some(default)) = (nullable, default.filter(|d| !d.is_null())) {
+                    found.push((here.clone(), default.clone()));
+                }
+                pending.push((property, here));
+            }
+            if let Some(items) = branch.get("items").filter(|i| i.is_object()) {
+                pending.push((items, format!("{at}/0")));
+            }
+        }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found
+}
+
+/// Whether a `null` appears anywhere in `value` (iteratively: the value may be deep).
+pub(crate) fn has_null(value: &Value) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Null => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether some subschema of `schema` has the `format` `name` (schemars' `float` for an `f32`).
+pub(crate) fn has_format(schema: &Value, name: &str) -> bool {
+    let mut pending = vec![schema];
+    while let Some(node) = pending.pop() {
+        match node {
+            Value::Object(map) => {
+                if map.get("format").and_then(Value::as_str) == Some(name) {
+                    return true;
+                }
+                pending.extend(map.values());
+            }
+            Value::Array(items) => pending.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// The range of the Rust integer type a schemars `format` names: bounds equal to it are what
 /// deserialising that type enforces.
 fn implied_bounds(format: Option<&str>) -> Option<(f64, f64)> {
-    crate::schema::integer_range(format?)
+    crate::schema::integer_range(format?).map(|(min, max)| (min as f64, max as f64))
 }
 
 #[cfg(test)]

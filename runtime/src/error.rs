@@ -206,6 +206,23 @@ pub enum BuildError {
         /// The second tool's Rust type.
         second: &'static str,
     },
+    /// An argument that may be `null` (an `Option`) has a default that is not: a model sends
+    /// `null`, or nothing, to leave an argument out, so the default applies and `None` can never
+    /// be chosen. A container's `#[serde(default)]` whose `Default` gives `Some` does this;
+    /// `#[arg(default = Some(…))]` is refused at compile time.
+    #[error(
+        "the argument `{pointer}` of `{tool}` is an `Option` whose default is {default}: a model \
+         sends `null` or nothing to leave an argument out, which gives the default, so `None` \
+         can never be chosen; make its default `None`, or its type not an `Option`"
+    )]
+    UnreachableNone {
+        /// The tool.
+        tool: String,
+        /// Where the argument is, as a JSON Pointer into the arguments (`/limit`, `/page/size`).
+        pointer: String,
+        /// Its default, as JSON.
+        default: String,
+    },
 }
 
 /// Why a tool list could not be rendered for a target.

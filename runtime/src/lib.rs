@@ -30,6 +30,7 @@ mod context;
 pub mod convert;
 mod describe_value;
 mod error;
+mod instance;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod names;
@@ -59,4 +60,4 @@ pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
 };
 pub use tooldef_macros::{Portable, tool, toolset};
-pub use toolset::{ToolSet, ToolSetBuilder};
+pub use toolset::{Listing, ToolSet, ToolSetBuilder};

@@ -107,6 +107,8 @@ pub struct ToolDefinition {
     /// What making the schemas canonical changed, at the start of every rendering's report.
     canonical_changes: Vec<Change>,
     renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
+    /// The validator of `output_schema`, built the first time a result needs checking.
+    output_validator: OnceLock<Option<jsonschema::Validator>>,
 }
 
 impl ToolDefinition {
@@ -193,6 +195,30 @@ impl ToolDefinition {
     /// every rendering's report.
     pub(crate) fn canonical_changes(&self) -> &[Change] {
         &self.canonical_changes
+    }
+
+    /// The `null`s of a result where its output schema wants something else, which clients
+    /// check (the MCP Python client refuses the whole result): serde_json writes a NaN or
+    /// infinite number as `null`. Checked only when the result holds a `null`.
+    pub(crate) fn output_problems(&self, value: &Value) -> Vec<crate::ArgumentProblem> {
+        let Some(schema) = &self.output_schema else {
+            return Vec::new();
+        };
+        if !crate::arguments::has_null(value) {
+            return Vec::new();
+        }
+        let validator = self.output_validator.get_or_init(|| {
+            jsonschema::draft202012::options()
+                .build(schema.as_value())
+                .ok()
+        });
+        validator.as_ref().map_or_else(Vec::new, |validator| {
+            validator
+                .iter_errors(value)
+                .filter(|e| e.instance().is_null())
+                .flat_map(|e| crate::arguments::validation_problems(&e))
+                .collect()
+        })
     }
 
     /// The tool rendered for `target` under its own name: computed once, then served from the
@@ -333,6 +359,7 @@ impl ToolDefinitionBuilder {
             other_mcp_fields: self.other_mcp_fields,
             canonical_changes: self.canonical_changes,
             renderings: Default::default(),
+            output_validator: OnceLock::new(),
         }
     }
 }

@@ -13,9 +13,7 @@ use futures_util::FutureExt;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::arguments::{
-    self, Arguments, Leniency, Limits, deserialize_problem, limit_problems, syntax_problem,
-};
+use crate::arguments::{self, Arguments, Leniency, Limits, deserialize_problem, limit_problems};
 use crate::context::{CallContext, ContextError};
 use crate::output::{ReturnValue, ToolOutput};
 use crate::{ArgumentProblem, BuildError, ListError, Target, Tool, ToolDefinition, ToolError};
@@ -58,7 +56,17 @@ struct Inner {
     index: Vec<(&'static str, usize)>,
     context: CallContext,
     config: Config,
-    listings: [OnceLock<Result<Arc<[Value]>, ListError>>; Target::ALL.len()],
+    listings: [OnceLock<Listing>; Target::ALL.len()],
+}
+
+/// A tool set rendered for one target: see [`ToolSet::listing`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Listing {
+    /// The tools the target can express, in the order they were added.
+    pub tools: Arc<[Value]>,
+    /// The tools it cannot, each with why.
+    pub refused: Vec<ListError>,
 }
 
 #[derive(Clone, Copy)]
@@ -78,11 +86,62 @@ struct Entry {
 /// What a tool's arguments are checked with, prepared on its first call.
 struct Checks {
     /// The input schema the model was shown (the MCP rendering: full JSON Schema, `$ref`s
-    /// inlined, objects closed), which `null`-as-absent walks.
+    /// inlined, objects closed), which `null`-as-absent walks and the validator checks.
     shown: Value,
-    /// The validator for `shown`; `None` when deserialising already enforces all of it, or when
-    /// validation is off.
-    validator: Option<Result<jsonschema::Validator, String>>,
+    /// The canonical schema, whose `format`s name the Rust number types and their ranges.
+    canonical: &'static Value,
+    /// Validate before deserialising: deserialising alone does not enforce the whole schema.
+    validate_first: bool,
+    /// The arguments hold an `f32` somewhere, whose range serde does not enforce (it makes a
+    /// larger number infinity): check ranges before deserialising even without validation.
+    has_f32: bool,
+    /// The validator for `shown`, built on first use: before deserialising when
+    /// `validate_first`, else to explain why deserialising failed, in the same words.
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl Checks {
+    /// Every problem the schema the model was shown finds in `value`, with the ranges of the
+    /// Rust number types that receive them.
+    fn problems(&self, value: &Value) -> Vec<ArgumentProblem> {
+        let validator = self
+            .validator
+            .get_or_init(|| arguments::validator(&self.shown));
+        let mut problems: Vec<ArgumentProblem> = match validator {
+            Ok(validator) => validator
+                .iter_errors(value)
+                .flat_map(|e| arguments::validation_problems(&e))
+                .collect(),
+            Err(reason) => vec![ArgumentProblem {
+                pointer: String::new(),
+                message: format!("the server cannot check these arguments: {reason}"),
+            }],
+        };
+        // A range the shown schema states (`maximum` for a `u32`) is reported once.
+        let ranges = arguments::range_problems(value, self.canonical);
+        let reported: Vec<String> = problems.iter().map(|p| p.pointer.clone()).collect();
+        problems.extend(
+            ranges
+                .into_iter()
+                .filter(|p| !reported.contains(&p.pointer)),
+        );
+        problems
+    }
+
+    /// Why deserialising `value` failed, in the words of the schema the model was shown when
+    /// it finds the fault (the same message whether or not validation ran first), else serde's.
+    fn explain(&self, value: &Value, problem: ArgumentProblem) -> Vec<ArgumentProblem> {
+        let problems = if self.validate_first {
+            Vec::new()
+        } else {
+            self.problems(value)
+        };
+        if problems.is_empty() {
+            vec![problem]
+        } else {
+            problems
+        }
+    }
 }
 
 impl ToolSet {
@@ -124,20 +183,49 @@ impl ToolSet {
     /// Every tool rendered for `target`, in the order they were added. Computed once per target;
     /// later calls return the same list without any schema work.
     pub fn list(&self, target: Target) -> Result<Arc<[Value]>, ListError> {
-        self.inner.listings[target as usize]
-            .get_or_init(|| {
-                self.definitions()
-                    .map(|definition| {
-                        definition.to_json(target).map_err(|source| ListError {
-                            tool: definition.name().to_owned(),
-                            target,
-                            source,
-                        })
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Arc::from)
-            })
-            .clone()
+        let listing = self.listing(target);
+        match listing.refused.first() {
+            Some(error) => Err(error.clone()),
+            None => Ok(listing.tools.clone()),
+        }
+    }
+
+    /// The tools rendered for `target`, leaving out those it cannot express, each with why: a
+    /// recursive tool that Gemini cannot express keeps only itself out of a Gemini listing.
+    /// Computed once per target, like [`list`](Self::list).
+    ///
+    /// ```
+    /// # use tooldef::{ToolSet, Target, tool};
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tools = ToolSet::builder().tool(Add).build().unwrap();
+    /// let listing = tools.listing(Target::Gemini);
+    /// assert_eq!(listing.tools.len(), 1);
+    /// assert!(listing.refused.is_empty());
+    /// ```
+    pub fn listing(&self, target: Target) -> &Listing {
+        self.inner.listings[target as usize].get_or_init(|| {
+            let mut tools = Vec::with_capacity(self.len());
+            let mut refused = Vec::new();
+            for definition in self.definitions() {
+                match definition.to_json(target) {
+                    Ok(tool) => tools.push(tool),
+                    Err(source) => refused.push(ListError {
+                        tool: definition.name().to_owned(),
+                        target,
+                        source,
+                    }),
+                }
+            }
+            Listing {
+                tools: Arc::from(tools),
+                refused,
+            }
+        })
     }
 
     /// Calls the tool `name` with arguments as JSON text, bytes or a value.
@@ -278,17 +366,19 @@ impl ToolSet {
             return self.prepare_value(entry, checks, Value::Null, context);
         }
         // The fast path: straight from the text into the tool's argument type, when that alone
-        // enforces the schema and nothing needs rewriting first.
+        // enforces the schema and nothing needs rewriting first. When it fails, the value path
+        // below says why in the schema's words (or accepts what serde alone refuses, `3.0` for
+        // an integer).
         let lenient = config.leniency.double_encoded || config.leniency.stringly_typed;
-        if checks.validator.is_none()
+        if !checks.validate_first
+            && !checks.has_f32
             && !scan.has_null
             && !lenient
             && trimmed.first() == Some(&b'{')
         {
-            return entry
-                .tool
-                .start_from_slice(trimmed, context)
-                .map_err(|p| vec![p]);
+            if let Some(invocation) = entry.tool.start_from_slice(trimmed, context.clone()) {
+                return Ok(invocation);
+            }
         }
         let value = arguments::parse_unique(trimmed).map_err(|p| vec![p])?;
         self.prepare_value(entry, checks, value, context)
@@ -312,28 +402,21 @@ impl ToolSet {
         if leniency.stringly_typed {
             arguments::coerce_strings(&mut value, &checks.shown);
         }
-        match &checks.validator {
-            Some(Ok(validator)) => {
-                let problems: Vec<ArgumentProblem> = validator
-                    .iter_errors(&value)
-                    .flat_map(|e| arguments::validation_problems(&e))
-                    .collect();
-                if !problems.is_empty() {
-                    return Err(problems);
-                }
-            }
-            Some(Err(reason)) => {
-                return Err(vec![ArgumentProblem {
-                    pointer: String::new(),
-                    message: format!("the server cannot check these arguments: {reason}"),
-                }]);
-            }
-            None => {}
+        arguments::integers_as_integers(&mut value, &checks.shown);
+        let problems = if checks.validate_first {
+            checks.problems(&value)
+        } else if checks.has_f32 {
+            arguments::range_problems(&value, checks.canonical)
+        } else {
+            Vec::new()
+        };
+        if !problems.is_empty() {
+            return Err(problems);
         }
         entry
             .tool
             .start_from_value(&value, context)
-            .map_err(|p| vec![p])
+            .map_err(|problem| checks.explain(&value, problem))
     }
 
     async fn run(
@@ -387,11 +470,36 @@ async fn run_invocation(
             message: crate::describe_value::shorten(&message, MAX_FAILURE_CHARS),
         }),
         Ok(Ok(Ok(ReturnValue::Output(output)))) => Ok(output),
-        Ok(Ok(Ok(ReturnValue::Json(value)))) => Ok(ToolOutput::json(
-            value,
-            definition.output_schema().is_some(),
-        )),
+        Ok(Ok(Ok(ReturnValue::Json(value)))) => {
+            let problems = definition.output_problems(&value);
+            if problems.is_empty() {
+                Ok(ToolOutput::json(
+                    value,
+                    definition.output_schema().is_some(),
+                ))
+            } else {
+                Err(ToolError::Failed {
+                    tool: tool(),
+                    message: unsendable_result(&problems),
+                })
+            }
+        }
     }
+}
+
+/// Why a result with a `null` its output schema does not allow is not sent. It is the
+/// server's fault, not the model's: a NaN or infinite number, which JSON writes as `null`.
+fn unsendable_result(problems: &[ArgumentProblem]) -> String {
+    let places: Vec<String> = problems
+        .iter()
+        .map(|p| format!("at `{}`: {}", p.pointer, p.message))
+        .collect();
+    format!(
+        "its result cannot be sent: it has `null` where its output schema does not allow it \
+         ({}). A number that is NaN or infinite has no JSON form and becomes `null`; this was \
+         not caused by your arguments",
+        places.join("; ")
+    )
 }
 
 fn panicked(definition: &ToolDefinition, panic: &(dyn std::any::Any + Send)) -> ToolError {
@@ -410,22 +518,19 @@ impl Entry {
     fn checks(&self, validate: bool) -> &Checks {
         self.checks.get_or_init(|| {
             let definition = self.tool.definition();
+            let canonical = definition.input_schema().as_value();
             let shown = definition
                 .to_json(Target::Mcp)
                 .ok()
                 .and_then(|mut mcp| mcp.get_mut("inputSchema").map(Value::take))
-                .unwrap_or_else(|| definition.input_schema().as_value().clone());
-            let needed =
-                validate && !arguments::serde_enforces_schema(definition.input_schema().as_value());
-            // `format` is only an annotation in 2020-12 unless asked for; the model was shown it
-            // as a rule ("Must be an email address."), so it is one.
-            let validator = needed.then(|| {
-                jsonschema::draft202012::options()
-                    .should_validate_formats(true)
-                    .build(&shown)
-                    .map_err(|err| err.to_string())
-            });
-            Checks { shown, validator }
+                .unwrap_or_else(|| canonical.clone());
+            Checks {
+                shown,
+                canonical,
+                validate_first: validate && !arguments::serde_enforces_schema(canonical),
+                has_f32: arguments::has_format(canonical, "float"),
+                validator: OnceLock::new(),
+            }
         })
     }
 }
@@ -464,7 +569,7 @@ impl ToolSetBuilder {
         self
     }
 
-    /// Limits on each call's arguments (default: 1 MiB, depth 64).
+    /// Limits on each call's arguments (default: 1 MiB, depth 100).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.config.limits = limits;
         self
@@ -502,6 +607,16 @@ impl ToolSetBuilder {
                 });
             }
             index.insert(name, i);
+            let schema = entry.tool.definition().input_schema().as_value();
+            if let Some((pointer, default)) =
+                arguments::unreachable_nones(schema).into_iter().next()
+            {
+                return Err(BuildError::UnreachableNone {
+                    tool: name.to_owned(),
+                    pointer,
+                    default: default.to_string(),
+                });
+            }
         }
         let mut index: Vec<(&'static str, usize)> = index.into_iter().collect();
         index.sort_unstable();
@@ -521,12 +636,9 @@ impl ToolSetBuilder {
 trait DynTool: Send + Sync + 'static {
     fn definition(&self) -> &'static ToolDefinition;
     fn type_name(&self) -> &'static str;
-    /// Deserialises the arguments from JSON text and starts the call.
-    fn start_from_slice(
-        &self,
-        bytes: &[u8],
-        context: CallContext,
-    ) -> Result<Invocation<'_>, ArgumentProblem>;
+    /// Deserialises the arguments from JSON text and starts the call; `None` when they do not
+    /// deserialise, which the value path then explains.
+    fn start_from_slice(&self, bytes: &[u8], context: CallContext) -> Option<Invocation<'_>>;
     /// Deserialises the arguments from a value and starts the call.
     fn start_from_value(
         &self,
@@ -544,38 +656,11 @@ impl<T: Tool> DynTool for T {
         type_name::<T>()
     }
 
-    fn start_from_slice(
-        &self,
-        bytes: &[u8],
-        context: CallContext,
-    ) -> Result<Invocation<'_>, ArgumentProblem> {
+    fn start_from_slice(&self, bytes: &[u8], context: CallContext) -> Option<Invocation<'_>> {
         let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        let parsed = T::Args::deserialize(&mut deserializer).and_then(|args| {
-            deserializer.end()?;
-            Ok(args)
-        });
-        match parsed {
-            Ok(args) => Ok(invoke(self, args, context)),
-            // The error path: parse again, this time keeping track of where the error is.
-            Err(_) => {
-                let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-                let error = match serde_path_to_error::deserialize::<_, T::Args>(&mut deserializer)
-                {
-                    Err(error) => error,
-                    Ok(_) => {
-                        return Err(deserializer
-                            .end()
-                            .map_or_else(|e| syntax_problem(&e), |()| unreachable_problem()));
-                    }
-                };
-                Err(match error.inner().classify() {
-                    serde_json::error::Category::Data => {
-                        deserialize_problem(error.path(), error.inner())
-                    }
-                    _ => syntax_problem(error.inner()),
-                })
-            }
-        }
+        let args = T::Args::deserialize(&mut deserializer).ok()?;
+        deserializer.end().ok()?;
+        Some(invoke(self, args, context))
     }
 
     fn start_from_value(

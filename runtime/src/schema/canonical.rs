@@ -17,6 +17,13 @@ use crate::report::{ChangeKind, Recorder};
 /// `"properties": {}`, which OpenAI requires of every object schema.
 pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
     if let Some(root) = schema.as_object_mut() {
+        let mut value = Value::Object(std::mem::take(root));
+        f32_data_as_written(&mut value);
+        if let Value::Object(map) = value {
+            *root = map;
+        }
+    }
+    if let Some(root) = schema.as_object_mut() {
         drop_dialect_and_title(root, rec);
         let is_object = root.get("type") == Some(&Value::from("object"));
         let closed = matches!(
@@ -38,6 +45,65 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
         }
     }
     schema
+}
+
+/// `f32` values in `default` and `examples` as the user wrote them: schemars records them
+/// through an `f64`, so `0.1_f32` would be shown as `0.10000000149011612`. Each number that an
+/// `f32` schema (`format: float`) describes becomes the shortest decimal that is the same `f32`.
+fn f32_data_as_written(schema: &mut Value) {
+    if !crate::arguments::has_format(schema, "float") {
+        return;
+    }
+    let root = schema.clone();
+    let mut pending = vec![schema];
+    while let Some(node) = pending.pop() {
+        match node {
+            Value::Object(map) => {
+                if map.contains_key("default") || map.contains_key("examples") {
+                    let described_by = Value::Object(map.clone());
+                    if let Some(default) = map.get_mut("default") {
+                        as_written(default, &described_by, &root);
+                    }
+                    if let Some(Value::Array(examples)) = map.get_mut("examples") {
+                        for example in examples {
+                            as_written(example, &described_by, &root);
+                        }
+                    }
+                }
+                pending.extend(
+                    map.iter_mut()
+                        .filter(|(k, _)| {
+                            !matches!(k.as_str(), "default" | "examples" | "enum" | "const")
+                        })
+                        .map(|(_, v)| v),
+                );
+            }
+            Value::Array(items) => pending.extend(items.iter_mut()),
+            _ => {}
+        }
+    }
+}
+
+/// The numbers of `data` that `schema` says are `f32`s, as the shortest decimal of that `f32`.
+fn as_written(data: &mut Value, schema: &Value, root: &Value) {
+    crate::instance::walk_mut(data, schema, root, &mut |value, branches| {
+        let is_f32 = |b: &&Value| b.get("format").and_then(Value::as_str) == Some("float");
+        let Some(wide) = value.as_f64() else { return };
+        if !value.is_f64() || !branches.iter().any(is_f32) {
+            return;
+        }
+        let narrow = wide as f32;
+        if f64::from(narrow) == wide {
+            if let Some(short) = narrow
+                .to_string()
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+            {
+                *value = Value::Number(short);
+            }
+        }
+    });
 }
 
 /// Removes the root's `$schema` and `title`, which no target wants in its parameters.

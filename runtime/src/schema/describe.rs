@@ -188,23 +188,37 @@ pub(crate) fn pattern_sentence(pattern: &Value) -> String {
 }
 
 /// A `format` in words: "Must be an email address.", or "Format: <f>." for formats without a
-/// sentence of their own.
+/// phrase of their own.
 pub(crate) fn format_sentence(format: &str) -> String {
-    let words = match format {
-        "email" => "Must be an email address.",
-        "uri" => "Must be a URI.",
-        "uri-reference" => "Must be a URI reference.",
-        "uuid" => "Must be a UUID.",
-        "date" => "Must be a date (YYYY-MM-DD).",
-        "date-time" => "Must be a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z).",
-        "time" => "Must be a time (HH:MM:SS).",
-        "duration" => "Must be a duration (ISO 8601, e.g. P3D).",
-        "ipv4" => "Must be an IPv4 address.",
-        "ipv6" => "Must be an IPv6 address.",
-        "hostname" => "Must be a hostname.",
-        other => return format!("Format: {other}."),
-    };
-    words.to_owned()
+    match format_phrase(format) {
+        Some(phrase) => format!("Must be {phrase}."),
+        None => format!("Format: {format}."),
+    }
+}
+
+/// What a value of a `format` is, in words a model knows, with an example where the spelling
+/// matters: the one table behind the descriptions ("Must be a date (YYYY-MM-DD).") and the
+/// errors ("must be a date (YYYY-MM-DD), got …"). chrono's `NaiveTime` and `NaiveDateTime`
+/// are `partial-time` and `partial-date-time` in schemars, names no model knows.
+pub(crate) fn format_phrase(format: &str) -> Option<&'static str> {
+    Some(match format {
+        "email" => "an email address",
+        "uri" => "a URI",
+        "uri-reference" => "a URI reference",
+        "uuid" => "a UUID",
+        "date" => "a date (YYYY-MM-DD)",
+        "date-time" => "a date and time (RFC 3339, e.g. 2024-01-31T09:30:00Z)",
+        "time" => "a time with its offset (RFC 3339, e.g. 09:30:00Z)",
+        "partial-time" => "a time of day without a time zone (HH:MM:SS, e.g. 09:30:00)",
+        "partial-date-time" => {
+            "a date and time without a time zone (YYYY-MM-DDTHH:MM:SS, e.g. 2024-01-31T09:30:00)"
+        }
+        "duration" => "a duration (ISO 8601, e.g. P3D)",
+        "ipv4" => "an IPv4 address",
+        "ipv6" => "an IPv6 address",
+        "hostname" => "a hostname",
+        _ => return None,
+    })
 }
 
 /// "Items must be unique."

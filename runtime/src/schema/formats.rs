@@ -59,18 +59,19 @@ recording!(GeminiNumberFormats);
 /// The range of the Rust integer type schemars names by `format`; `None` when it is not one of
 /// schemars' integer formats. The one table of these ranges: the renderings state bounds from
 /// it, and the argument pipeline uses it to tell which bounds serde already enforces.
-pub(crate) fn integer_range(format: &str) -> Option<(f64, f64)> {
+pub(crate) fn integer_range(format: &str) -> Option<(i128, i128)> {
     Some(match format {
         "int8" => (i8::MIN.into(), i8::MAX.into()),
         "int16" => (i16::MIN.into(), i16::MAX.into()),
         "int32" => (i32::MIN.into(), i32::MAX.into()),
-        "int64" | "int" => (i64::MIN as f64, i64::MAX as f64),
-        "int128" => (i128::MIN as f64, i128::MAX as f64),
-        "uint8" => (0.0, u8::MAX.into()),
-        "uint16" => (0.0, u16::MAX.into()),
-        "uint32" => (0.0, u32::MAX.into()),
-        "uint64" | "uint" => (0.0, u64::MAX as f64),
-        "uint128" => (0.0, u128::MAX as f64),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "int128" => (i128::MIN, i128::MAX),
+        "uint8" => (0, u8::MAX.into()),
+        "uint16" => (0, u16::MAX.into()),
+        "uint32" => (0, u32::MAX.into()),
+        "uint64" | "uint" => (0, u64::MAX.into()),
+        // Beyond any integer a JSON parser without arbitrary precision gives.
+        "uint128" => (0, i128::MAX),
         _ => return None,
     })
 }
@@ -80,12 +81,11 @@ pub(crate) fn integer_range(format: &str) -> Option<(f64, f64)> {
 /// `minimum: 0` is said.
 fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
     let (min, max) = integer_range(format)?;
-    let small = min >= f64::from(i32::MIN) && max <= f64::from(u32::MAX);
-    // Within 32 bits, the bounds are whole numbers an `i64` holds exactly.
+    let small = min >= i32::MIN.into() && max <= u32::MAX.into();
     Some(if small {
         (Some(min as i64), Some(max as i64))
     } else {
-        ((min == 0.0).then_some(0), None)
+        ((min == 0).then_some(0), None)
     })
 }
 

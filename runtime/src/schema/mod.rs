@@ -40,5 +40,6 @@ mod pipeline_tests;
 mod test_util;
 
 pub(crate) use canonical::canonicalize;
+pub(crate) use describe::format_phrase;
 pub(crate) use formats::integer_range;
 pub(crate) use pipeline::{Policy, render_for, render_output_for};

@@ -58,6 +58,7 @@ fn collapse(node: &mut Map<String, Value>) -> Option<(&'static str, usize, Chang
         let Some(Value::Array(branches)) = node.get(key) else {
             continue;
         };
+        let n = branches.len();
         let Some(variants) = unit_variants(branches) else {
             continue;
         };
@@ -65,7 +66,6 @@ fn collapse(node: &mut Map<String, Value>) -> Option<(&'static str, usize, Chang
             continue;
         };
         node.shift_remove(key);
-        let n = variants.len();
         let values: Vec<Value> = variants.iter().map(|v| v.value.clone()).collect();
         node.shift_insert(index, "enum".into(), Value::Array(values));
         if let (false, Some(ty)) = (node.contains_key("type"), shared_type(&variants)) {
@@ -94,22 +94,35 @@ fn collapse(node: &mut Map<String, Value>) -> Option<(&'static str, usize, Chang
 }
 
 /// The branches as unit variants, or `None` if any branch is more than a documented constant.
+/// A branch may hold several undocumented constants: schemars gathers the undocumented
+/// variants of an enum into one `enum` branch, before the documented ones.
 fn unit_variants(branches: &[Value]) -> Option<Vec<Variant>> {
     if branches.is_empty() {
         return None;
     }
-    branches.iter().map(unit_variant).collect()
+    let mut variants = Vec::new();
+    for branch in branches {
+        variants.extend(unit_variant(branch)?);
+    }
+    Some(variants)
 }
 
-fn unit_variant(branch: &Value) -> Option<Variant> {
+fn unit_variant(branch: &Value) -> Option<Vec<Variant>> {
     let branch = branch.as_object()?;
     let allowed = ["const", "enum", "type", "description", "title"];
     if !branch.keys().all(|k| allowed.contains(&k.as_str())) {
         return None;
     }
-    let value = match (branch.get("const"), branch.get("enum")) {
-        (Some(c), None) => c.clone(),
-        (None, Some(Value::Array(e))) if e.len() == 1 => e[0].clone(),
+    let text = |k: &str| branch.get(k).and_then(Value::as_str).map(str::to_owned);
+    let doc = match (text("title"), text("description")) {
+        (Some(t), Some(d)) => Some(join_texts(&t, &d)),
+        (t, d) => d.or(t),
+    };
+    let values = match (branch.get("const"), branch.get("enum")) {
+        (Some(c), None) => vec![c.clone()],
+        (None, Some(Value::Array(e))) if e.len() == 1 || (!e.is_empty() && doc.is_none()) => {
+            e.clone()
+        }
         _ => return None,
     };
     let ty = match branch.get("type") {
@@ -117,12 +130,16 @@ fn unit_variant(branch: &Value) -> Option<Variant> {
         Some(Value::String(t)) => Some(t.clone()),
         Some(_) => return None,
     };
-    let text = |k: &str| branch.get(k).and_then(Value::as_str).map(str::to_owned);
-    let doc = match (text("title"), text("description")) {
-        (Some(t), Some(d)) => Some(join_texts(&t, &d)),
-        (t, d) => d.or(t),
-    };
-    Some(Variant { value, doc, ty })
+    Some(
+        values
+            .into_iter()
+            .map(|value| Variant {
+                value,
+                doc: doc.clone(),
+                ty: ty.clone(),
+            })
+            .collect(),
+    )
 }
 
 /// The type every variant has (declared, or else its value's), `number` for a mix of integers
