@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
 
-use crate::attr::{ArgAttrs, ToolAttrs};
+use crate::attr::{ArgAttrs, SerdeNames, ToolAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::{self, FunctionDocs};
 
@@ -29,6 +29,33 @@ pub struct Param {
     pub doc_span: Option<proc_macro2::Span>,
     /// Attributes handed on to the generated argument field (`#[schemars(…)]`, `#[serde(…)]`…).
     pub forwarded: Vec<Attribute>,
+    /// What the forwarded `#[serde(…)]` attributes say about the names the argument is read under.
+    pub serde: SerdeNames,
+}
+
+/// Where one of the names a parameter is read under comes from.
+#[derive(Clone, Copy)]
+pub enum NameSource {
+    /// The parameter's own name.
+    Own,
+    /// `#[arg(rename = "…")]`, at the given string.
+    ArgRename(proc_macro2::Span),
+    /// A forwarded `#[serde(rename = "…")]` (or `rename(deserialize = "…")`), at the given string.
+    SerdeRename(proc_macro2::Span),
+    /// A forwarded `#[serde(alias = "…")]`, at the given string.
+    Alias(proc_macro2::Span),
+}
+
+impl NameSource {
+    /// The span of the attribute value that gave the name, if an attribute did.
+    pub fn span(self) -> Option<proc_macro2::Span> {
+        match self {
+            NameSource::Own => None,
+            NameSource::ArgRename(span)
+            | NameSource::SerdeRename(span)
+            | NameSource::Alias(span) => Some(span),
+        }
+    }
 }
 
 /// What a parameter contributes to the tool's arguments.
@@ -96,7 +123,8 @@ impl Tool {
                         .any(|n| a.path().is_ident(n))
                 })
                 .cloned()
-                .collect();
+                .collect::<Vec<_>>();
+            let serde = SerdeNames::parse(&forwarded);
             let marked_context = typed.attrs.iter().any(|a| a.path().is_ident("context"));
             typed.attrs.retain(|a| !is_taken(a));
             let kind = match (&*typed.pat, whole_struct_inner(&typed.ty)) {
@@ -115,6 +143,7 @@ impl Tool {
                 doc,
                 doc_span,
                 forwarded,
+                serde,
             });
         }
         Some(Tool {
@@ -135,14 +164,73 @@ impl Tool {
 }
 
 impl Param {
-    /// The property name on the wire: `#[arg(rename = …)]`, else the parameter's name.
-    pub fn wire_name(&self) -> Option<String> {
-        match (&self.kind, &self.arg.rename) {
-            (ParamKind::Field(_), Some(rename)) => Some(rename.value.clone()),
-            (ParamKind::Field(ident), None) => Some(unraw(ident)),
-            _ => None,
+    /// The property name on the wire: `#[arg(rename = …)]`, else a forwarded
+    /// `#[serde(rename = …)]`, else the parameter's name. `None` for a parameter that is not a
+    /// property, or that serde skips.
+    pub fn wire_name(&self) -> Option<(String, NameSource)> {
+        let ParamKind::Field(ident) = &self.kind else {
+            return None;
+        };
+        if self.serde.skipped {
+            return None;
         }
+        Some(match (&self.arg.rename, &self.serde.rename) {
+            (Some(rename), _) => (rename.value.clone(), NameSource::ArgRename(rename.span)),
+            (None, Some(rename)) => (rename.value.clone(), NameSource::SerdeRename(rename.span)),
+            (None, None) => (unraw(ident), NameSource::Own),
+        })
     }
+
+    /// Every name serde reads the parameter's argument under: its wire name, then its aliases.
+    pub fn read_names(&self) -> Vec<(String, NameSource)> {
+        let Some(wire) = self.wire_name() else {
+            return Vec::new();
+        };
+        let mut names = vec![wire];
+        for alias in &self.serde.aliases {
+            if names.iter().all(|(name, _)| *name != alias.value) {
+                names.push((alias.value.clone(), NameSource::Alias(alias.span)));
+            }
+        }
+        names
+    }
+}
+
+/// Code as the user wrote it, for messages: the source text where there is one, else the tokens.
+pub fn as_written<T: ToTokens>(node: &T) -> String {
+    let tokens = node.to_token_stream();
+    let spans: Vec<proc_macro2::Span> = tokens.clone().into_iter().map(|t| t.span()).collect();
+    let joined = spans
+        .first()
+        .and_then(|first| spans.last().and_then(|last| first.join(*last)));
+    joined
+        .and_then(|span| span.source_text())
+        .unwrap_or_else(|| tidy(&tokens.to_string()))
+}
+
+/// Tokens printed with rustfmt's spacing for the usual cases (`Vec<String>`, `"en".to_owned()`,
+/// `vec![1, 2]`, `&'a str`), where `to_string` spaces every token apart.
+fn tidy(text: &str) -> String {
+    [
+        (" :: ", "::"),
+        (":: ", "::"),
+        (" < ", "<"),
+        ("< ", "<"),
+        (" <", "<"),
+        (" >", ">"),
+        (" ,", ","),
+        (" . ", "."),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" !", "!"),
+        ("& ", "&"),
+    ]
+    .iter()
+    .fold(text.to_owned(), |text, (from, to)| text.replace(from, to))
 }
 
 /// `r#type` → `type`.
@@ -191,5 +279,20 @@ pub fn strip_param_attributes(input: TokenStream) -> TokenStream {
             func.into_token_stream()
         }
         Err(_) => input,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::as_written;
+
+    #[test]
+    fn code_is_shown_as_written() {
+        let ty: syn::Type = syn::parse_quote!(Vec<Option<std::string::String>>);
+        assert_eq!(as_written(&ty), "Vec<Option<std::string::String>>");
+        let ty: syn::Type = syn::parse_quote!((f64, &'a str));
+        assert_eq!(as_written(&ty), "(f64, &'a str)");
+        let expr: syn::Expr = syn::parse_quote!(vec!["id".to_owned(), String::new()]);
+        assert_eq!(as_written(&expr), "vec![\"id\".to_owned(), String::new()]");
     }
 }

@@ -85,9 +85,11 @@ pub struct ArgAttrs {
     pub description: Option<Spanned<String>>,
     /// `default` alone (`Default::default()`) is `Some(None)`; `default = EXPR` is `Some(Some(EXPR))`.
     pub default: Option<Spanned<Option<Expr>>>,
+    /// `deprecated` alone is `Some(None)`; `deprecated = "use `x` instead"` is `Some(Some(note))`.
+    pub deprecated: Option<Spanned<Option<String>>>,
 }
 
-const ARG_KEYS: &str = "rename, description, default";
+const ARG_KEYS: &str = "rename, description, default, deprecated";
 
 impl ArgAttrs {
     /// Parses every `#[arg(…)]` among a parameter's attributes.
@@ -114,6 +116,19 @@ impl ArgAttrs {
                         };
                         set_once(cx, &mut out.default, &meta, Spanned { value: expr, span });
                     }
+                    "deprecated" => {
+                        let note = if meta.input.peek(syn::Token![=]) {
+                            Some(meta.value()?.parse::<LitStr>()?.value())
+                        } else {
+                            None
+                        };
+                        set_once(
+                            cx,
+                            &mut out.deprecated,
+                            &meta,
+                            Spanned { value: note, span },
+                        );
+                    }
                     _ => {
                         skip_value(&meta)?;
                         cx.error_at(span, unknown_key(&meta.path, "arg", ARG_KEYS));
@@ -124,6 +139,54 @@ impl ArgAttrs {
             if let Err(err) = result {
                 cx.syn_error(err);
             }
+        }
+        out
+    }
+}
+
+/// The names serde reads a parameter under, from the `#[serde(…)]` attributes forwarded to its
+/// field: serde's grammar is serde's, so only these keys are read and anything else is skipped
+/// (serde_derive reports its own errors).
+#[derive(Default)]
+pub struct SerdeNames {
+    /// `rename = "…"` or `rename(deserialize = "…")`: the name the field is read under.
+    pub rename: Option<Spanned<String>>,
+    /// `alias = "…"`: further names it is read under.
+    pub aliases: Vec<Spanned<String>>,
+    /// `skip` or `skip_deserializing`: not read at all.
+    pub skipped: bool,
+}
+
+impl SerdeNames {
+    /// Reads the `#[serde(…)]` attributes among `attrs`.
+    pub fn parse(attrs: &[syn::Attribute]) -> SerdeNames {
+        let mut out = SerdeNames::default();
+        for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+            let _ = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("rename") {
+                    if meta.input.peek(syn::Token![=]) {
+                        out.rename = Some(string_value(&meta)?);
+                    } else if meta.input.peek(syn::token::Paren) {
+                        meta.parse_nested_meta(|inner| {
+                            if inner.path.is_ident("deserialize") {
+                                out.rename = Some(string_value(&inner)?);
+                                Ok(())
+                            } else {
+                                skip_value(&inner)
+                            }
+                        })?;
+                    }
+                    Ok(())
+                } else if meta.path.is_ident("alias") {
+                    out.aliases.push(string_value(&meta)?);
+                    Ok(())
+                } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
+                    out.skipped = true;
+                    Ok(())
+                } else {
+                    skip_value(&meta)
+                }
+            });
         }
         out
     }
@@ -213,7 +276,31 @@ mod tests {
         assert!(unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean `read_only`?"));
         let path: Path = syn::parse_quote!(defualt);
         assert!(unknown_key(&path, "arg", ARG_KEYS).contains("did you mean `default`?"));
+        let path: Path = syn::parse_quote!(deprecate);
+        assert!(unknown_key(&path, "arg", ARG_KEYS).contains("did you mean `deprecated`?"));
         let path: Path = syn::parse_quote!(colour);
         assert!(!unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean"));
+    }
+
+    #[test]
+    fn serde_names() {
+        let attrs: Vec<syn::Attribute> = vec![
+            syn::parse_quote!(#[serde(default, rename(serialize = "out", deserialize = "in"))]),
+            syn::parse_quote!(#[serde(alias = "a", with = "m", alias = "b")]),
+        ];
+        let names = SerdeNames::parse(&attrs);
+        assert_eq!(names.rename.map(|r| r.value).as_deref(), Some("in"));
+        let aliases: Vec<String> = names.aliases.into_iter().map(|a| a.value).collect();
+        assert_eq!(aliases, ["a", "b"]);
+        assert!(!names.skipped);
+
+        let attrs: Vec<syn::Attribute> =
+            vec![syn::parse_quote!(#[serde(rename = "x", skip_deserializing)])];
+        let names = SerdeNames::parse(&attrs);
+        assert_eq!(names.rename.map(|r| r.value).as_deref(), Some("x"));
+        assert!(names.skipped);
+        // `rename(serialize = …)` alone does not change the name arguments are read under.
+        let attrs: Vec<syn::Attribute> = vec![syn::parse_quote!(#[serde(rename(serialize = "x"))])];
+        assert!(SerdeNames::parse(&attrs).rename.is_none());
     }
 }

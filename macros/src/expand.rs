@@ -35,17 +35,22 @@ pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
     let Ok(func) = syn::parse2::<syn::ItemFn>(input) else {
         return item;
     };
+    // A method sits in an `impl` block, where a struct or an `impl` cannot: the method alone,
+    // so that our error is the only one.
+    if func.sig.receiver().is_some() {
+        return item;
+    }
     let attrs = crate::attr::ToolAttrs::parse(&Ctxt::default(), args);
     let krate = crate_path(&attrs);
-    let vis = &func.vis;
     let tool_ident = tool_ident(&attrs, &func.sig.ident);
     let name = unraw(&func.sig.ident);
+    let (tool_type, tool_path) = tool_type(&func, &tool_ident, &krate, None);
     quote! {
         #item
 
-        #vis struct #tool_ident;
+        #tool_type
 
-        impl #krate::Tool for #tool_ident {
+        impl #krate::Tool for #tool_path {
             type Args = ();
             type Output = ();
             const NAME: &'static str = #name;
@@ -77,6 +82,79 @@ fn crate_path(attrs: &crate::attr::ToolAttrs) -> TokenStream {
     }
 }
 
+/// The tool's unit struct, and the path to it for the generated impls.
+///
+/// The struct is defined in a hidden module named after the function and brought into the
+/// function's module by a glob import, which another item of that name (a user's `struct Stats`
+/// beside `#[tool] fn stats`) shadows without an error of rustc's: the derives and impls still
+/// apply to the tool's struct, through its path, and a check beside them reports the clash with
+/// what to do (name the tool's type otherwise with `#[tool(type_name = "…")]`) as the only error.
+fn tool_type(
+    func: &syn::ItemFn,
+    tool_ident: &Ident,
+    krate: &TokenStream,
+    doc: Option<&str>,
+) -> (TokenStream, TokenStream) {
+    let vis = &func.vis;
+    let inner_vis = visibility_from_child(vis);
+    let module = format_ident!("__tooldef_tool_{}", unraw(&func.sig.ident));
+    let path = quote!(#module::#tool_ident);
+    let doc = doc.map(|doc| quote!(#[doc = #doc]));
+    let derives = doc
+        .is_some()
+        .then(|| quote!(#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]));
+    let items = quote! {
+        #[doc(hidden)]
+        mod #module {
+            #doc
+            #derives
+            #inner_vis struct #tool_ident;
+        }
+
+        #[allow(unused_imports)]
+        #vis use #module::*;
+
+        const _: () = #krate::__private::assert_tool_type::<#tool_ident, #path>();
+    };
+    (items, path)
+}
+
+/// The visibility, written in a child module, that is `vis` in its parent: the tool type is as
+/// visible as the function, no more (its `Tool` impl names the argument struct, which has the
+/// function's visibility).
+fn visibility_from_child(vis: &syn::Visibility) -> TokenStream {
+    match vis {
+        syn::Visibility::Public(_) => quote!(pub),
+        syn::Visibility::Inherited => quote!(pub(super)),
+        syn::Visibility::Restricted(restricted) => {
+            let path = &restricted.path;
+            if path.is_ident("crate") || path.leading_colon.is_some() {
+                quote!(#vis)
+            } else if path.segments.first().is_some_and(|s| s.ident == "crate") {
+                quote!(pub(in #path))
+            } else if path.is_ident("self") {
+                quote!(pub(super))
+            } else {
+                // `super`, `super::super`, `in super::…`: one level further up.
+                quote!(pub(in super::#path))
+            }
+        }
+    }
+}
+
+/// A path for an intra-doc link written inside the tool type's hidden module.
+fn doc_path(krate: &TokenStream) -> String {
+    let krate = krate.to_string().replace(' ', "");
+    if let Some(absolute) = krate.strip_prefix("::") {
+        // Intra-doc links name other crates without the leading `::`.
+        absolute.to_owned()
+    } else if krate.starts_with("crate::") || krate == "crate" {
+        krate
+    } else {
+        format!("super::{krate}")
+    }
+}
+
 /// `get_weather` → `GetWeather`, unless `type_name` says otherwise.
 fn tool_ident(attrs: &crate::attr::ToolAttrs, fn_ident: &Ident) -> Ident {
     match &attrs.type_name {
@@ -92,7 +170,6 @@ fn tool_ident(attrs: &crate::attr::ToolAttrs, fn_ident: &Ident) -> Ident {
 fn expand(tool: &Tool) -> TokenStream {
     let krate = crate_path(&tool.attrs);
     let func = &tool.func;
-    let vis = &func.vis;
     let fn_ident = &func.sig.ident;
     let fn_name = unraw(fn_ident);
     let tool_ident = tool_ident(&tool.attrs, fn_ident);
@@ -151,9 +228,11 @@ fn expand(tool: &Tool) -> TokenStream {
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
 
     let tool_doc = format!(
-        "The [`{fn_name}`] tool, named `{name}` on the wire: implements [`Tool`]({}::Tool).",
-        quote!(#krate).to_string().replace(' ', "")
+        "The [`{fn_name}`](super::{fn_ident}) tool, named `{name}` on the wire: implements \
+         [`Tool`]({}::Tool).",
+        doc_path(&krate)
     );
+    let (tool_type, tool_path) = tool_type(func, &tool_ident, &krate, Some(&tool_doc));
 
     quote! {
         #func
@@ -162,15 +241,17 @@ fn expand(tool: &Tool) -> TokenStream {
 
         #checks
 
-        #[doc = #tool_doc]
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        #vis struct #tool_ident;
+        #tool_type
 
-        impl #krate::Tool for #tool_ident {
+        impl #krate::Tool for #tool_path {
             type Args = #args_ty;
             type Output = #output_ty;
 
             const NAME: &'static str = #name;
+
+            fn type_name(&self) -> &'static str {
+                ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#tool_ident))
+            }
 
             fn definition(&self) -> &'static #krate::ToolDefinition {
                 static DEFINITION: ::std::sync::OnceLock<#krate::ToolDefinition> =
@@ -245,7 +326,14 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
         };
         let ty = &param.ty;
         let description = param_description(tool, param);
+        let deprecated = param.arg.deprecated.as_ref().map(|d| &d.value);
+        let description = match deprecated {
+            Some(Some(note)) => Some(with_deprecation_note(description.as_deref(), note)),
+            _ => description,
+        };
         let doc_attr = description.map(|d| quote!(#[doc = #d]));
+        // JSON Schema's own keyword; targets without it say "Deprecated." in the description.
+        let deprecated_attr = deprecated.map(|_| quote!(#[schemars(extend("deprecated" = true))]));
         let rename = param.arg.rename.as_ref().map(|r| {
             let r = &r.value;
             quote!(#[serde(rename = #r)])
@@ -273,6 +361,7 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
             #doc_attr
             #rename
             #default
+            #deprecated_attr
             #(#forwarded)*
             pub #ident: #ty
         });
@@ -330,12 +419,14 @@ fn output_conversion(output: &ReturnType, krate: &TokenStream) -> TokenStream {
 
 /// The checks that need types, as trait bounds whose `#[diagnostic::on_unimplemented]` messages
 /// say what is wrong and how to fix it, each spanned at the type it is about: arguments must be
-/// portable (unless `strict = false`) and defaults must serialise. (The return type is checked by
-/// the conversion in `Tool::output`.)
+/// portable (unless `strict = false`), as types in the signature of a function that is never
+/// called (see `families`), and defaults must serialise. (The return type is checked by the
+/// conversion in `Tool::output`.)
 fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
     let private = quote!(#krate::__private);
-    let mut checks = Vec::new();
+    let mut portable = Vec::new();
+    let mut defaults = Vec::new();
     for param in &tool.params {
         let argument_ty = match &param.kind {
             ParamKind::Field(_) => &param.ty,
@@ -343,12 +434,10 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
             ParamKind::Context | ParamKind::Unsupported => continue,
         };
         if strict {
-            checks.push(quote_spanned! {argument_ty.span()=>
-                #private::assert_portable::<#argument_ty>();
-            });
+            portable.extend(crate::families::portability_checks(argument_ty, &private));
         }
         if param.arg.default.is_some() {
-            checks.push(quote_spanned! {argument_ty.span()=>
+            defaults.push(quote_spanned! {argument_ty.span()=>
                 #private::assert_default_shown::<#argument_ty>();
             });
         }
@@ -356,8 +445,8 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
     quote! {
         const _: () = {
             #[allow(dead_code, clippy::all)]
-            fn __tooldef_checks() {
-                #(#checks)*
+            fn __tooldef_checks(#(_: #portable),*) {
+                #(#defaults)*
             }
         };
     }
@@ -410,9 +499,56 @@ fn param_description(tool: &Tool, param: &Param) -> Option<String> {
         .map(|a| a.description.clone())
 }
 
+/// The description with `#[arg(deprecated = "…")]`'s note after it: "The page size. Deprecated.
+/// Use `limit` instead." The sentence "Deprecated." is the one the runtime writes for targets
+/// that drop the keyword, so it is not said twice there.
+fn with_deprecation_note(description: Option<&str>, note: &str) -> String {
+    let note = note.trim();
+    let mut chars = note.chars();
+    let note = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+        None => String::new(),
+    };
+    let ends_sentence = |s: &str| s.ends_with(['.', '!', '?']);
+    let mut said = String::from("Deprecated.");
+    if !note.is_empty() {
+        said.push(' ');
+        said.push_str(&note);
+        if !ends_sentence(&note) {
+            said.push('.');
+        }
+    }
+    match description.map(str::trim).filter(|d| !d.is_empty()) {
+        None => said,
+        Some(d) if ends_sentence(d) => format!("{d} {said}"),
+        Some(d) => format!("{d}. {said}"),
+    }
+}
+
 fn option_bool(value: Option<bool>) -> TokenStream {
     match value {
         Some(b) => quote!(::std::option::Option::Some(#b)),
         None => quote!(::std::option::Option::None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_deprecation_note;
+
+    #[test]
+    fn deprecation_notes_follow_the_description() {
+        assert_eq!(
+            with_deprecation_note(Some("Results per page."), "use `limit` instead"),
+            "Results per page. Deprecated. Use `limit` instead."
+        );
+        assert_eq!(
+            with_deprecation_note(Some("Results per page"), "Gone in 2.0!"),
+            "Results per page. Deprecated. Gone in 2.0!"
+        );
+        assert_eq!(
+            with_deprecation_note(None, "`limit` replaces it"),
+            "Deprecated. `limit` replaces it."
+        );
     }
 }

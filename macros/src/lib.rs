@@ -1,8 +1,8 @@
 //! Procedural macros for [tooldef](https://docs.rs/tooldef). Use them through the `tooldef` crate,
 //! which re-exports them; this crate's paths are not stable on their own.
 //!
-//! The macro follows the shape of `serde_derive`: [`ast`] parses the function into a tool,
-//! [`valid`] checks it (every problem collected and reported at once), [`expand`] generates code.
+//! The macro follows the shape of `serde_derive`: `ast` parses the function into a tool,
+//! `valid` checks it (every problem collected and reported at once), `expand` generates code.
 #![deny(missing_docs)]
 
 mod ast;
@@ -10,6 +10,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
+mod families;
 mod portable;
 mod toolset;
 mod valid;
@@ -19,6 +20,21 @@ use proc_macro::TokenStream;
 /// Turns a function into a tool that every LLM API accepts.
 ///
 /// See the `tooldef` crate's documentation for the full grammar.
+///
+/// # Parameter attributes
+///
+/// `#[arg(…)]` on a parameter takes these keys:
+///
+/// - `rename = "pageSize"`: the argument's name on the wire (a forwarded
+///   `#[serde(rename = "…")]` does the same; two parameters may not end up with one name).
+/// - `description = "…"`: the argument's description, instead of a `///` comment.
+/// - `default` or `default = EXPR`: the argument is optional and takes `Default::default()` or
+///   `EXPR` when absent (or `null`). On an `Option<T>` parameter, `default = Some(…)` is refused,
+///   since `None` could then never be chosen: take `T` with that default instead.
+/// - `deprecated` or `deprecated = "use `limit` instead"`: the property's schema says
+///   `"deprecated": true`, and a note is added to its description ("Deprecated. Use `limit`
+///   instead."). Targets without the keyword say "Deprecated." in the description. (`#[deprecated]`
+///   itself is not allowed on function parameters.)
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);

@@ -1,29 +1,47 @@
 //! `#[derive(Portable)]`: opts a type in to the portability checks, and checks its fields.
 //!
 //! The impl is unconditional (apart from the type's own parameters), and each field's type is
-//! asserted `Portable` in a separate function, spanned at the field: an error then points at the
-//! field at fault, and recursive types (`children: Vec<Node>`) do not send the trait solver round
-//! in a cycle, as where-clauses on the impl would.
+//! checked in the signature of a separate function, spanned at the field (see `families`): an
+//! error then points at the field at fault, and recursive types (`children: Vec<Node>`) do not
+//! send the trait solver round in a cycle, as where-clauses on the impl would.
 
 use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::{ToTokens, quote};
 use syn::{Attribute, Data, DeriveInput, Fields, LitStr, Type};
 
 use crate::ctxt::Ctxt;
 
-/// Expands the derive.
+/// Expands the derive. Errors are emitted beside the impl, so that a tool taking the type
+/// reports them and not also that the type has not opted in.
 pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let cx = Ctxt::default();
     let krate = crate_path(&cx, &input.attrs);
+    // `transparent`, `from` and `try_from` give the type another type's form.
+    let other_form = input
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("serde"))
+        .flat_map(keys)
+        .any(|(key, _)| matches!(key.as_str(), "transparent" | "from" | "try_from"));
 
+    let ident = &input.ident;
     let mut field_types: Vec<Type> = Vec::new();
     match &input.data {
-        Data::Struct(data) => collect_fields(&cx, &data.fields, &mut field_types),
+        Data::Struct(data) => {
+            // A refused tuple's fields would only add noise to its error.
+            let refused = !other_form && refuse_tuple(&cx, &data.fields, &ident.to_string(), true);
+            if !refused {
+                collect_fields(&cx, &data.fields, &mut field_types);
+            }
+        }
         Data::Enum(data) => {
             for variant in &data.variants {
-                if !skipped(&variant.attrs) {
+                if skipped(&variant.attrs) {
+                    continue;
+                }
+                let name = format!("{ident}::{}", variant.ident);
+                if !refuse_tuple(&cx, &variant.fields, &name, false) {
                     collect_fields(&cx, &variant.fields, &mut field_types);
                 }
             }
@@ -33,29 +51,70 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
             "a union cannot be a tool argument: serde cannot deserialise one; use an enum",
         ),
     }
-    cx.check()?;
+    let errors = cx.check().err().map(syn::Error::into_compile_error);
 
-    let ident = &input.ident;
     let mut generics = input.generics.clone();
     for param in generics.type_params_mut() {
         param.bounds.push(syn::parse_quote!(#krate::Portable));
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let checks = field_types.iter().map(|ty| {
-        quote_spanned! {ty.span()=>
-            #krate::__private::assert_portable::<#ty>();
-        }
-    });
+    let private = quote!(#krate::__private);
+    let checks = field_types
+        .iter()
+        .flat_map(|ty| crate::families::portability_checks(ty, &private));
     Ok(quote! {
+        #errors
+
         impl #impl_generics #krate::Portable for #ident #ty_generics #where_clause {}
 
         const _: () = {
             #[allow(dead_code, clippy::all)]
-            fn __tooldef_portable_checks #impl_generics () #where_clause {
-                #(#checks)*
-            }
+            fn __tooldef_portable_checks #impl_generics (#(_: #checks),*) #where_clause {}
         };
     })
+}
+
+/// A tuple struct or variant of more than one field is a JSON array whose items have different
+/// types (`prefixItems`), which OpenAI strict mode and Gemini cannot express. One field is a
+/// newtype, which serde makes its inner value. Skipping a field does not change the form: the
+/// rest are still an array. Reports it and returns whether it did.
+fn refuse_tuple(cx: &Ctxt, fields: &Fields, name: &str, is_struct: bool) -> bool {
+    let Fields::Unnamed(unnamed) = fields else {
+        return false;
+    };
+    if unnamed.unnamed.len() < 2 {
+        return false;
+    }
+    let types: Vec<String> = unnamed
+        .unnamed
+        .iter()
+        .map(|f| format!("…: {}", crate::ast::as_written(&f.ty)))
+        .collect();
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let (what, named) = if is_struct {
+        (
+            format!("`{name}` is a tuple struct, which cannot be an argument of a portable tool"),
+            format!("struct {short} {{ {} }}", types.join(", ")),
+        )
+    } else {
+        (
+            format!(
+                "the variant `{name}` holds a tuple, which cannot be part of a portable tool's \
+                 arguments"
+            ),
+            format!("{short} {{ {} }}", types.join(", ")),
+        )
+    };
+    cx.error_spanned_by(
+        unnamed,
+        format!(
+            "{what}: serde reads it as an array whose items have different types, and OpenAI \
+             strict mode and Gemini have no `prefixItems`, so the model would not know which \
+             item is which; give its fields names (`{named}`), or opt the tool out with \
+             `#[tool(strict = false)]` instead of deriving `Portable`"
+        ),
+    );
+    true
 }
 
 /// The fields that reach the schema, each as the type its schema comes from.

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use syn::spanned::Spanned;
-use syn::{FnArg, ReturnType, Type};
+use syn::{Expr, FnArg, ReturnType, Type};
 
-use crate::ast::{Param, ParamKind, Tool};
+use crate::ast::{NameSource, Param, ParamKind, Tool};
 use crate::ctxt::Ctxt;
 
 /// OpenAI rejects a function description over this many characters.
@@ -130,7 +130,7 @@ fn check_description_length(cx: &Ctxt, description: &str, span: proc_macro2::Spa
 }
 
 fn check_params(cx: &Ctxt, tool: &Tool) {
-    let mut wire_names: HashMap<String, &Param> = HashMap::new();
+    let mut read_names: HashMap<String, (&Param, NameSource)> = HashMap::new();
     let whole: Vec<&Param> = tool
         .params
         .iter()
@@ -178,6 +178,7 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                         param.arg.description.as_ref().map(|d| d.span),
                         "description",
                     ),
+                    (param.arg.deprecated.as_ref().map(|d| d.span), "deprecated"),
                 ] {
                     if let Some(span) = present {
                         cx.error_at(
@@ -190,7 +191,10 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                     }
                 }
             }
-            ParamKind::Field(_) => check_argument_type(cx, &param.ty),
+            ParamKind::Field(_) => {
+                check_argument_type(cx, &param.ty);
+                check_option_default(cx, param);
+            }
             ParamKind::Context => check_context_param(cx, param),
         }
         if let (Some(_), Some(described)) = (&param.doc, &param.arg.description) {
@@ -200,28 +204,139 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                  keep one",
             );
         }
-        if let Some(wire) = param.wire_name() {
-            if let Some(first) = wire_names.get(&wire) {
-                let first_name = quote::ToTokens::to_token_stream(&first.pat).to_string();
-                let this_name = quote::ToTokens::to_token_stream(&param.pat).to_string();
-                let span = param
-                    .arg
-                    .rename
-                    .as_ref()
-                    .map(|r| r.span)
-                    .unwrap_or_else(|| param.pat.span());
-                cx.error_at(
-                    span,
-                    format!(
-                        "the parameters `{first_name}` and `{this_name}` would both be the \
-                         argument `{wire}`: give one of them another name with \
-                         #[arg(rename = \"…\")]"
-                    ),
-                );
-            } else {
-                wire_names.insert(wire, param);
+        check_names(cx, param, &mut read_names);
+    }
+}
+
+/// The names serde reads arguments under must be distinct across parameters: with two
+/// parameters under one name (renamed by `#[arg]` or by a forwarded `#[serde]`, or through a
+/// `#[serde(alias)]`), the schema would require the name twice and serde would fill only one of
+/// them, so every call would fail.
+fn check_names<'p>(
+    cx: &Ctxt,
+    param: &'p Param,
+    read_names: &mut HashMap<String, (&'p Param, NameSource)>,
+) {
+    if let (Some(arg), Some(serde)) = (&param.arg.rename, &param.serde.rename) {
+        cx.error_at(
+            serde.span,
+            format!(
+                "`{}` is renamed twice, to \"{}\" by #[arg(rename)] and to \"{}\" by \
+                 #[serde(rename)]: keep one",
+                pat_name(param),
+                arg.value,
+                serde.value
+            ),
+        );
+    }
+    for (name, source) in param.read_names() {
+        let Some(&(first, first_source)) = read_names.get(&name) else {
+            read_names.insert(name, (param, source));
+            continue;
+        };
+        let span = source
+            .span()
+            .or(first_source.span())
+            .unwrap_or_else(|| param.pat.span());
+        let both = format!(
+            "the parameters {} and {}",
+            described(first, &name, first_source),
+            described(param, &name, source)
+        );
+        let message = if matches!(source, NameSource::Alias(_))
+            || matches!(first_source, NameSource::Alias(_))
+        {
+            format!(
+                "{both} would both be read from the argument `{name}`: serde would fill only one \
+                 of them; remove the alias, or give one of them another name with \
+                 #[arg(rename = \"…\")]"
+            )
+        } else {
+            format!(
+                "{both} would both be the argument `{name}`: the model can send it only once, so \
+                 one of them could never be filled; give one of them another name with \
+                 #[arg(rename = \"…\")]"
+            )
+        };
+        cx.error_at(span, message);
+    }
+}
+
+/// "`limit` (renamed by #[serde(rename = "pageSize")])".
+fn described(param: &Param, name: &str, source: NameSource) -> String {
+    let param = pat_name(param);
+    match source {
+        NameSource::Own => format!("`{param}`"),
+        NameSource::ArgRename(_) => format!("`{param}` (renamed by #[arg(rename = \"{name}\")])"),
+        NameSource::SerdeRename(_) => {
+            format!("`{param}` (renamed by #[serde(rename = \"{name}\")])")
+        }
+        NameSource::Alias(_) => format!("`{param}` (through #[serde(alias = \"{name}\")])"),
+    }
+}
+
+fn pat_name(param: &Param) -> String {
+    quote::ToTokens::to_token_stream(&param.pat).to_string()
+}
+
+/// `#[arg(default = Some(…))]` on an `Option<T>` parameter: `null` is read as absent, so the
+/// default would apply whenever the model sends nothing, and `None` could never be chosen.
+fn check_option_default(cx: &Ctxt, param: &Param) {
+    let Some(Some(expr)) = param.arg.default.as_ref().map(|d| &d.value) else {
+        return;
+    };
+    let Some(inner_ty) = option_inner(&param.ty) else {
+        return;
+    };
+    let Some(inner_expr) = some_argument(expr) else {
+        return;
+    };
+    let name = pat_name(param);
+    let inner_ty = crate::ast::as_written(inner_ty);
+    let inner_expr = crate::ast::as_written(inner_expr);
+    cx.error_spanned_by(
+        expr,
+        format!(
+            "a default of `Some(…)` makes `None` unreachable: tooldef reads a `null` argument as \
+             absent, so this default would apply whenever the model sends no value; take \
+             `{name}: {inner_ty}` with #[arg(default = {inner_expr})], or drop the default so \
+             that an absent argument is `None`"
+        ),
+    );
+}
+
+/// `Option<T>` (any path ending in `Option` with one type argument) → `T`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.iter().collect::<Vec<_>>().as_slice() {
+        [syn::GenericArgument::Type(inner)] => Some(inner),
+        _ => None,
+    }
+}
+
+/// `Some(x)` (or `Option::Some(x)`, `std::option::Option::Some(x)`) → `x`.
+fn some_argument(expr: &Expr) -> Option<&Expr> {
+    match expr {
+        Expr::Group(group) => some_argument(&group.expr),
+        Expr::Paren(paren) => some_argument(&paren.expr),
+        Expr::Call(call) => {
+            let Expr::Path(func) = &*call.func else {
+                return None;
+            };
+            let is_some = func.path.segments.last().is_some_and(|s| s.ident == "Some");
+            match (is_some, call.args.len()) {
+                (true, 1) => call.args.first(),
+                _ => None,
             }
         }
+        _ => None,
     }
 }
 
@@ -275,6 +390,7 @@ fn check_context_param(cx: &Ctxt, param: &Param) {
             param.arg.description.as_ref().map(|d| d.span),
             "description",
         ),
+        (param.arg.deprecated.as_ref().map(|d| d.span), "deprecated"),
     ] {
         if let Some(span) = span {
             cx.error_at(

@@ -9,6 +9,10 @@ use std::marker::PhantomData;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 
+use crate::portable::{
+    MapsAreNotPortable, ReferencesAreNotPortable, TuplesAreNotPortable, WideIntegersAreNotPortable,
+};
+
 /// The input schema of an argument type: draft 2020-12, as the type deserialises.
 pub fn input_schema<T: JsonSchema>() -> Schema {
     SchemaSettings::draft2020_12()
@@ -110,17 +114,26 @@ impl<T: crate::Portable + ?Sized> PortableArgument for T {}
 
 /// The check of a map written in an argument's type (its `Portable` impl is not recommended, so
 /// that rustc does not list it among the portable types; this brings back its own message).
-pub struct RefusedMap<'a, T: crate::MapsAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+pub struct RefusedMap<'a, T: MapsAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
 /// The check of a tuple written in an argument's type; see [`RefusedMap`].
-pub struct RefusedTuple<'a, T: crate::TuplesAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+pub struct RefusedTuple<'a, T: TuplesAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
 /// The check of a 128-bit integer written in an argument's type; see [`RefusedMap`].
-pub struct RefusedWideInteger<'a, T: crate::WideIntegersAreNotPortable<'a> + ?Sized>(
-    PhantomData<&'a T>,
-);
+pub struct RefusedWideInteger<'a, T: WideIntegersAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
 /// The check of a reference written in an argument's type; see [`RefusedMap`].
-pub struct RefusedReference<'a, T: crate::ReferencesAreNotPortable<'a> + ?Sized>(
-    PhantomData<&'a T>,
-);
+pub struct RefusedReference<'a, T: ReferencesAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+
+/// The tool's type is named after the function (or `type_name`); `#[tool]` checks that this
+/// name, in the function's module, is the type it generated, and not another item that has it.
+#[diagnostic::on_unimplemented(
+    message = "`#[tool]` cannot name this tool's type `{Self}`: the module already has an item of that name",
+    label = "the tool's type would be `{Self}`",
+    note = "name the tool's type otherwise with `#[tool(type_name = \"…\")]` (by default it is the function's name in UpperCamelCase), or rename the other item"
+)]
+pub trait IsTheToolType<Generated: ?Sized> {}
+impl<T: ?Sized> IsTheToolType<T> for T {}
+
+/// Compile-time check that `Named`, the tool type's name where the function is, is `Generated`.
+pub const fn assert_tool_type<Named: IsTheToolType<Generated> + ?Sized, Generated: ?Sized>() {}
 
 /// A tool's error is shown to the model, so it must be displayable.
 #[diagnostic::on_unimplemented(

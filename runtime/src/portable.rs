@@ -8,6 +8,15 @@
 //! The refusing impls carry a lifetime parameter only so that their always-false bound is not
 //! "trivial": rustc then accepts the impl and, at the use site, reports the marker trait's own
 //! message for the leaf type (`a map (`HashMap<String, u32>`) cannot be…`).
+//!
+//! Those of the families the macros recognise by their spelling (`HashMap`, `BTreeMap`, tuples,
+//! `u128`/`i128`, references) are also `#[diagnostic::do_not_recommend]`, so that rustc does not
+//! list them among the types that implement `Portable` when a type has not opted in. That makes
+//! rustc report them with `Portable`'s message, so the macros check such a type, where it is
+//! written, against its marker trait directly (`__private::RefusedMap` and its kind); only a
+//! family hidden behind an alias or a generic parameter gets `Portable`'s message. `serde_json`'s
+//! `Value` and `Map` are usually imported under names the macros cannot tell from a user's own
+//! types, so their impls stay recommended and their message holds everywhere.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, LinkedList, VecDeque};
@@ -17,8 +26,9 @@ use std::sync::Arc;
 /// A type that every target (MCP, OpenAI strict mode, Anthropic, Gemini) can express as a tool
 /// argument.
 ///
-/// Implemented for strings, booleans, integers up to 64 bits, floats, `Option`, sequences, sets
-/// and boxes of portable types. For your own argument types, derive it next to `JsonSchema`:
+/// Implemented for strings, booleans, integers up to 64 bits, floats, paths, IP and socket
+/// addresses, `Duration` and `SystemTime`, and `Option`, sequences, sets and boxes of portable
+/// types. For your own argument types, derive it next to `JsonSchema`:
 ///
 /// ```
 /// use schemars::JsonSchema;
@@ -34,8 +44,8 @@ use std::sync::Arc;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has not opted in to tooldef's portability checks",
     label = "not known to be portable to every target",
-    note = "derive it next to `JsonSchema`: `#[derive(Deserialize, JsonSchema, tooldef::Portable)]`, so that its fields are checked too",
-    note = "or, for a type from another crate, use a field type that is portable, or enable tooldef's feature for that crate (`chrono`, `uuid`, `url`)",
+    note = "if `{Self}` is defined in your crate, derive `Portable` next to `JsonSchema`: `#[derive(Deserialize, JsonSchema, tooldef::Portable)]`, so that its fields are checked too",
+    note = "if it comes from another crate, where you cannot derive it, enable tooldef's feature for that crate if there is one (`chrono`, `uuid`, `url`), or take a portable type of your own in its place (on a field, `#[schemars(with = \"…\")]` names the type whose schema stands for it)",
     note = "or opt the tool out of the checks with `#[tool(strict = false)]`; it is then rendered non-strict for OpenAI and Anthropic"
 )]
 pub trait Portable {}
@@ -79,6 +89,10 @@ portable!(
     std::num::NonZeroI32,
     std::num::NonZeroI64,
     std::num::NonZeroIsize,
+    // Plain objects in serde and schemars: `{"secs", "nanos"}` and
+    // `{"secs_since_epoch", "nanos_since_epoch"}`, both 64- and 32-bit unsigned integers.
+    std::time::Duration,
+    std::time::SystemTime,
 );
 
 impl<T: Portable> Portable for Option<T> {}
@@ -105,7 +119,9 @@ impl<T: Portable> Portable for std::num::Wrapping<T> {}
 )]
 pub trait MapsAreNotPortable<'a> {}
 
+#[diagnostic::do_not_recommend]
 impl<'a, K, V, S> Portable for HashMap<K, V, S> where HashMap<K, V, S>: MapsAreNotPortable<'a> {}
+#[diagnostic::do_not_recommend]
 impl<'a, K, V> Portable for BTreeMap<K, V> where BTreeMap<K, V>: MapsAreNotPortable<'a> {}
 impl<'a> Portable for serde_json::Map<String, serde_json::Value> where
     serde_json::Map<String, serde_json::Value>: MapsAreNotPortable<'a>
@@ -134,7 +150,10 @@ pub trait TuplesAreNotPortable<'a> {}
 
 macro_rules! tuples {
     ($(($($t:ident),+)),* $(,)?) => {
-        $(impl<'a, $($t),+> Portable for ($($t,)+) where ($($t,)+): TuplesAreNotPortable<'a> {})*
+        $(
+            #[diagnostic::do_not_recommend]
+            impl<'a, $($t),+> Portable for ($($t,)+) where ($($t,)+): TuplesAreNotPortable<'a> {}
+        )*
     };
 }
 
@@ -158,7 +177,9 @@ tuples!(
 )]
 pub trait WideIntegersAreNotPortable<'a> {}
 
+#[diagnostic::do_not_recommend]
 impl<'a> Portable for u128 where u128: WideIntegersAreNotPortable<'a> {}
+#[diagnostic::do_not_recommend]
 impl<'a> Portable for i128 where i128: WideIntegersAreNotPortable<'a> {}
 
 /// The refusal of borrowed data, with its reason.
@@ -170,7 +191,9 @@ impl<'a> Portable for i128 where i128: WideIntegersAreNotPortable<'a> {}
 )]
 pub trait ReferencesAreNotPortable<'a> {}
 
+#[diagnostic::do_not_recommend]
 impl<'a, T: ?Sized> Portable for &'a T where &'a T: ReferencesAreNotPortable<'a> {}
+#[diagnostic::do_not_recommend]
 impl<'a, T: ?Sized> Portable for &'a mut T where &'a mut T: ReferencesAreNotPortable<'a> {}
 
 #[cfg(feature = "chrono")]

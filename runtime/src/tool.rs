@@ -31,6 +31,13 @@ pub trait Tool: Send + Sync + 'static {
     /// The canonical definition, computed on first use and then kept for the process.
     fn definition(&self) -> &'static ToolDefinition;
 
+    /// The tool's Rust type as its user names it (`my_crate::tools::GetWeather`), for messages
+    /// such as two tools of one name. `#[tool]` gives the path of the module it is in, not that
+    /// of the hidden module its type is declared in.
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
+
     /// Calls the function with deserialised arguments; its context parameters are filled from
     /// `context`, which fails only when the server did not provide what a parameter needs.
     fn call(

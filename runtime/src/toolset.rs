@@ -1,6 +1,5 @@
 //! [`ToolSet`]: tools registered once, listed for any target, and called by name.
 
-use std::any::type_name;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
@@ -653,7 +652,7 @@ impl<T: Tool> DynTool for T {
     }
 
     fn type_name(&self) -> &'static str {
-        type_name::<T>()
+        Tool::type_name(self)
     }
 
     fn start_from_slice(&self, bytes: &[u8], context: CallContext) -> Option<Invocation<'_>> {

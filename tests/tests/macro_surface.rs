@@ -374,6 +374,96 @@ fn context_parameters_are_filled_from_the_call_context_and_not_in_the_schema() {
     assert!(err.to_string().contains("Greeting"), "{err}");
 }
 
+/// List the items of a page.
+#[tool]
+fn list_items(
+    /// Results per page.
+    #[arg(deprecated = "use `limit` instead")]
+    page_size: Option<u32>,
+    /// At most this many.
+    limit: Option<u32>,
+    /// Include archived items.
+    #[arg(deprecated, default)]
+    archived: bool,
+) -> u32 {
+    let _ = archived;
+    page_size.or(limit).unwrap_or(10)
+}
+
+/// The input schema as `target` renders it.
+fn parameters(tool: &impl Tool, target: Target) -> Value {
+    let json = tool.definition().to_json(target).unwrap();
+    match target {
+        Target::Mcp => json["inputSchema"].clone(),
+        Target::ChatCompletions => json["function"]["parameters"].clone(),
+        Target::Responses => json["parameters"].clone(),
+        Target::Anthropic => json["input_schema"].clone(),
+        Target::Gemini => json["parameters"].clone(),
+    }
+}
+
+#[test]
+fn deprecated_parameters_say_so_in_every_target() {
+    let schema = canonical(&ListItems);
+    let page_size = &schema["properties"]["page_size"];
+    assert_eq!(page_size["deprecated"], true);
+    assert_eq!(
+        page_size["description"],
+        "Results per page. Deprecated. Use `limit` instead."
+    );
+    assert_eq!(schema["properties"]["archived"]["deprecated"], true);
+    assert_eq!(
+        schema["properties"]["archived"]["description"],
+        "Include archived items."
+    );
+    assert!(schema["properties"]["limit"].get("deprecated").is_none());
+
+    // MCP carries JSON Schema's keyword as it is.
+    let mcp = parameters(&ListItems, Target::Mcp);
+    assert_eq!(mcp["properties"]["archived"]["deprecated"], true);
+    assert_eq!(mcp["properties"]["page_size"]["deprecated"], true);
+
+    // Every other target says it in the description, once, whether or not it keeps the keyword.
+    for target in Target::ALL {
+        let properties = &parameters(&ListItems, target)["properties"];
+        for (name, said) in [
+            (
+                "page_size",
+                "Results per page. Deprecated. Use `limit` instead.",
+            ),
+            ("archived", "Include archived items. Deprecated."),
+        ] {
+            let property = &properties[name];
+            let description = property["description"].as_str().unwrap_or_default();
+            let keyword = property.get("deprecated") == Some(&Value::Bool(true));
+            assert!(
+                keyword || description.starts_with(said),
+                "{target:?} loses that `{name}` is deprecated: {property}"
+            );
+            assert_eq!(
+                description.matches("Deprecated.").count(),
+                usize::from(!keyword || name == "page_size"),
+                "{target:?}: {property}"
+            );
+        }
+        assert!(
+            !properties["limit"]["description"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Deprecated"),
+            "{target:?}"
+        );
+    }
+    assert_eq!(
+        block_on(ListItems.call(
+            serde_json::from_value(json!({"page_size": 5})).unwrap(),
+            CallContext::new()
+        ))
+        .unwrap(),
+        5
+    );
+}
+
 /// Polls a future that never waits (the tools here do no I/O).
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     use std::pin::pin;

@@ -16,9 +16,11 @@ fn list(
     #[arg(default = Order::Desc)] order: Order,
     #[arg(default)] include_archived: bool,
     #[arg(default = vec!["id".to_owned()])] fields: Vec<String>,
-    #[arg(default = Some(0.5))] threshold: Option<f64>,
+    #[arg(default = 0.5)] threshold: f64,
+    // `Default` of `Option` is `None`: absent (or `null`) means `None`.
+    #[arg(default)] cursor: Option<String>,
 ) -> usize {
-    let _ = (order, include_archived, fields, threshold);
+    let _ = (order, include_archived, fields, threshold, cursor);
     limit as usize
 }
 
