@@ -5,6 +5,8 @@ use serde_json::Value;
 
 pub mod accept;
 pub mod foreign;
+pub mod schema_instances;
+pub mod tricky;
 
 // The README's example is compiled and run as a doctest, so it cannot drift from the API.
 #[doc = include_str!("../../README.md")]
