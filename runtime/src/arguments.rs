@@ -488,9 +488,9 @@ impl NumberRange {
                         .is_some_and(|f| f >= min as f64 && f <= max as f64 && (f as i128) <= max),
                 }
             }
-            NumberRange::Float32 => number
-                .as_f64()
-                .is_some_and(|f| f.abs() <= f64::from(f32::MAX)),
+            // What `as f32` keeps finite: up to half a unit past `f32::MAX` rounds to it, so
+            // `3.4028235e38`, its shortest spelling, is in.
+            NumberRange::Float32 => number.as_f64().is_some_and(|f| (f as f32).is_finite()),
         }
     }
 }
@@ -533,11 +533,13 @@ impl std::fmt::Display for NumberRange {
 
 /// The validator of a schema shown to a model. `format` is only an annotation in 2020-12
 /// unless asked for; the model was shown it as a rule ("Must be an email address."), so it is
-/// one, including the formats schemars gives chrono's types, which the validator does not know.
+/// one, including the formats schemars gives chrono's types and `IpAddr`, which the validator
+/// does not know.
 pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::draft202012::options()
         .should_validate_formats(true)
         .with_format("partial-time", is_partial_time)
+        .with_format("ip", |s: &str| s.parse::<std::net::IpAddr>().is_ok())
         .with_format("partial-date-time", |s: &str| {
             s.split_once('T')
                 .is_some_and(|(date, time)| is_date(date) && is_partial_time(time))

@@ -94,6 +94,15 @@ fn book_table(
     format!("{at} {time}")
 }
 
+/// Ping a host.
+#[tool]
+fn ping(
+    /// Its address.
+    address: std::net::IpAddr,
+) -> String {
+    address.to_string()
+}
+
 /// Mix a drink.
 #[tool]
 fn mix(
@@ -153,6 +162,7 @@ fn tools() -> ToolSet {
         .tool(StatsTool)
         .tool(BookTable)
         .tool(Mix)
+        .tool(Ping)
         .tool(Order)
         .tool(Depth)
         .build()
@@ -225,7 +235,8 @@ fn f32_out_of_range_is_refused_with_its_range() {
         message,
         "must be between -3.4028235e38 and 3.4028235e38 (a 32-bit float), got 1e+39"
     );
-    assert!(call(&tools, "numbers", &numbers_with("ratio", "3.4e38")).is_ok());
+    // `f32::MAX` in its shortest spelling, which is a little above `f32::MAX as f64`.
+    assert!(call(&tools, "numbers", &numbers_with("ratio", "3.4028235e38")).is_ok());
 }
 
 #[test]
@@ -376,6 +387,21 @@ fn chrono_formats_are_checked_and_described_in_words() {
 }
 
 #[test]
+fn an_ip_address_is_checked_in_words() {
+    let tools = tools();
+    let (pointer, message) = refusal(&tools, "ping", r#"{"address": "10.0.0.300"}"#);
+    assert_eq!(pointer, "/address");
+    assert_eq!(
+        message,
+        "must be an IP address (IPv4 or IPv6), got \"10.0.0.300\""
+    );
+    assert_eq!(
+        call(&tools, "ping", r#"{"address": "::1"}"#).unwrap(),
+        json!("::1")
+    );
+}
+
+#[test]
 fn an_f32_default_is_shown_as_written() {
     let mcp = Mix.definition().to_json(Target::Mcp).unwrap();
     let strength = &mcp["inputSchema"]["properties"]["strength"];
@@ -419,10 +445,10 @@ fn one_tool_a_target_cannot_express_leaves_the_others_listed() {
     let tools = tools();
     assert!(tools.list(Target::Gemini).is_err());
     let listing = tools.listing(Target::Gemini);
-    assert_eq!(listing.tools.len(), 7);
+    assert_eq!(listing.tools.len(), 8);
     assert_eq!(listing.refused.len(), 1);
     assert_eq!(listing.refused[0].tool, "depth");
-    assert_eq!(tools.listing(Target::Mcp).tools.len(), 8);
+    assert_eq!(tools.listing(Target::Mcp).tools.len(), 9);
 }
 
 #[test]

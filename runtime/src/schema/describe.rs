@@ -216,6 +216,7 @@ pub(crate) fn format_phrase(format: &str) -> Option<&'static str> {
         "duration" => "a duration (ISO 8601, e.g. P3D)",
         "ipv4" => "an IPv4 address",
         "ipv6" => "an IPv6 address",
+        "ip" => "an IP address (IPv4 or IPv6)",
         "hostname" => "a hostname",
         _ => return None,
     })
