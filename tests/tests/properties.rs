@@ -37,17 +37,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio::runtime::Runtime;
-use tooldef::{
-    Args, CallContext, ContextError, ReturnValue, Target, Tool, ToolDefinition, ToolError,
-    ToolOutput, ToolSet,
-};
+use tooldef::{Args, Target, ToolError, ToolOutput, ToolSet};
 use tooldef_examples::showcase::{
-    self, BookHotel, BookHotelArgs, Cabin, CancelBooking, CancelBookingArgs, ConvertCurrency,
-    ConvertCurrencyArgs, FlightSearch, GetServerTime, GetWeather, GetWeatherArgs, Guest,
-    PlanItinerary, PlanItineraryArgs, Schedule, SearchFlights, SendMessage, SendMessageArgs,
-    SetReminder, SetReminderArgs, Stop, Units, book_hotel, cancel_booking, convert_currency,
-    get_server_time, get_weather, plan_itinerary, search_flights, send_message, set_reminder,
+    self, Cabin, FlightSearch, Guest, Schedule, Stop, Units, book_hotel, cancel_booking,
+    convert_currency, get_server_time, get_weather, plan_itinerary, search_flights, send_message,
+    set_reminder,
 };
+use tooldef_tests::tricky::showcase::add_echoes;
 
 /// Cases per property.
 const CASES: u32 = 1000;
@@ -341,102 +337,10 @@ fn assert_output(
     Ok(())
 }
 
-/// A showcase tool with its definition and argument type, whose function hands back the
-/// arguments exactly as the tool set deserialised them, as JSON: the argument structs have no
-/// `PartialEq`, and a function that ignores a parameter would not show it in its result.
-struct Echo<T: Tool> {
-    tool: T,
-    describe: fn(&T::Args) -> Value,
-}
-
-impl<T: Tool> Tool for Echo<T> {
-    type Args = T::Args;
-    type Output = Value;
-    const NAME: &'static str = T::NAME;
-
-    fn definition(&self) -> &'static ToolDefinition {
-        self.tool.definition()
-    }
-
-    fn call(
-        &self,
-        args: Self::Args,
-        _context: CallContext,
-    ) -> impl Future<Output = Result<Value, ContextError>> + Send {
-        let received = (self.describe)(&args);
-        async move { Ok(received) }
-    }
-
-    fn output(output: Value) -> Result<ReturnValue, String> {
-        Ok(ReturnValue::Json(output))
-    }
-}
-
-/// The showcase's tools as [`Echo`]s: the same definitions, argument types and pipeline.
+/// The showcase's tools as echoes (`tooldef_tests::tricky::showcase`): the same definitions,
+/// argument types and pipeline, with functions that hand back the arguments as deserialised.
 static ECHOES: LazyLock<ToolSet> = LazyLock::new(|| {
-    ToolSet::builder()
-        .tool(Echo {
-            tool: GetServerTime,
-            describe: |_| json!({}),
-        })
-        .tool(Echo {
-            tool: GetWeather,
-            describe: |a: &GetWeatherArgs| {
-                json!({
-                    "city": a.city,
-                    "days": a.days,
-                    "units": a.units,
-                    "include_hourly": a.include_hourly,
-                })
-            },
-        })
-        .tool(Echo {
-            tool: ConvertCurrency,
-            describe: |a: &ConvertCurrencyArgs| {
-                json!({"amount": a.amount, "from": a.from, "to": a.to, "round_to": a.round_to})
-            },
-        })
-        .tool(Echo {
-            tool: SearchFlights,
-            describe: |a: &FlightSearch| returned(a),
-        })
-        .tool(Echo {
-            tool: BookHotel,
-            describe: |a: &BookHotelArgs| {
-                json!({
-                    "hotel_id": a.hotel_id,
-                    "guest": a.guest,
-                    "check_in": a.check_in,
-                    "nights": a.nights,
-                    "requests": a.requests,
-                })
-            },
-        })
-        .tool(Echo {
-            tool: PlanItinerary,
-            describe: |a: &PlanItineraryArgs| json!({"stops": a.stops, "pace": a.pace}),
-        })
-        .tool(Echo {
-            tool: SetReminder,
-            describe: |a: &SetReminderArgs| {
-                json!({"text": a.text, "schedule": a.schedule, "volume": a.volume})
-            },
-        })
-        .tool(Echo {
-            tool: SendMessage,
-            describe: |a: &SendMessageArgs| {
-                json!({
-                    "to": a.to,
-                    "subject": a.subject,
-                    "body": a.body,
-                    "read_receipt": a.read_receipt,
-                })
-            },
-        })
-        .tool(Echo {
-            tool: CancelBooking,
-            describe: |a: &CancelBookingArgs| json!({"reference": a.reference, "reason": a.reason}),
-        })
+    add_echoes(ToolSet::builder())
         .build()
         .expect("distinct names")
 });
@@ -1169,7 +1073,7 @@ fn send_agent_message_calls_round_trip() {
             "to": to,
             "subject": subject,
             "body": body,
-            "read_receipt": read_receipt,
+            "readReceipt": read_receipt,
         });
         check_tool(
             &rt,
