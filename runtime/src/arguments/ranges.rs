@@ -1,0 +1,127 @@
+//! The ranges of the Rust number types that receive the arguments, which the renderings leave
+//! unsaid (64-bit integers, `f32`) and the call still enforces.
+
+use serde_json::Value;
+
+use crate::ArgumentProblem;
+use crate::describe_value::received;
+use crate::instance;
+
+/// Numbers outside the range of the Rust type that receives them, which the schema states only
+/// as the canonical schema's `format` (`int64`, `uint64`, `float`): the renderings leave out
+/// ranges no model comes near, but a value outside them must be refused with the range rather
+/// than become infinity or a serde message. A number is refused when every branch that takes
+/// numbers has a range and none holds it.
+pub(crate) fn range_problems(data: &Value, canonical: &Value) -> Vec<ArgumentProblem> {
+    let mut problems = Vec::new();
+    instance::walk(
+        data,
+        canonical,
+        canonical,
+        &mut Vec::new(),
+        &mut |value, branches, path| {
+            let Value::Number(number) = value else { return };
+            let mut ranges = branches
+                .iter()
+                .filter(|b| {
+                    let types = instance::types(b);
+                    types.contains(&"integer") || types.contains(&"number")
+                })
+                .map(|b| {
+                    b.get("format")
+                        .and_then(Value::as_str)
+                        .and_then(NumberRange::of)
+                });
+            let Some(first) = ranges.next() else { return };
+            let mut closest = first;
+            let mut held = first.is_none_or(|range| range.holds(number));
+            for range in ranges {
+                held |= range.is_none_or(|range| range.holds(number));
+                closest = closest.or(range);
+            }
+            if let (false, Some(range)) = (held, closest) {
+                problems.push(ArgumentProblem {
+                    pointer: instance::pointer(path),
+                    message: format!("must be {range}, got {}", received(value)),
+                });
+            }
+        },
+    );
+    problems
+}
+
+/// The range of the Rust number type a schemars `format` names.
+#[derive(Debug, Clone, Copy)]
+enum NumberRange {
+    /// An integer type, exactly.
+    Integer(i128, i128),
+    /// `f32`: finite and no larger in magnitude than `f32::MAX` (larger becomes infinity).
+    Float32,
+}
+
+impl NumberRange {
+    fn of(format: &str) -> Option<NumberRange> {
+        match format {
+            "float" => Some(NumberRange::Float32),
+            _ => crate::schema::integer_range(format)
+                .map(|(min, max)| NumberRange::Integer(min, max)),
+        }
+    }
+
+    fn holds(self, number: &serde_json::Number) -> bool {
+        match self {
+            NumberRange::Integer(min, max) => {
+                let exact = number
+                    .as_i64()
+                    .map(i128::from)
+                    .or_else(|| number.as_u64().map(i128::from));
+                match exact {
+                    Some(n) => (min..=max).contains(&n),
+                    // A float: compared as one (it is not exact past 2^53 anyway).
+                    None => number
+                        .as_f64()
+                        .is_some_and(|f| f >= min as f64 && f <= max as f64 && (f as i128) <= max),
+                }
+            }
+            // What `as f32` keeps finite: up to half a unit past `f32::MAX` rounds to it, so
+            // `3.4028235e38`, its shortest spelling, is in.
+            NumberRange::Float32 => number.as_f64().is_some_and(|f| (f as f32).is_finite()),
+        }
+    }
+}
+
+impl std::fmt::Display for NumberRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NumberRange::Integer(min, max) => {
+                let bits = [
+                    i8::MAX as i128,
+                    i16::MAX as i128,
+                    i32::MAX as i128,
+                    i64::MAX as i128,
+                ]
+                .iter()
+                .chain(&[
+                    u8::MAX as i128,
+                    u16::MAX as i128,
+                    u32::MAX as i128,
+                    u64::MAX as i128,
+                ])
+                .position(|m| m == max)
+                .map(|i| 8 << (i % 4));
+                let kind = match (bits, *min == 0) {
+                    (Some(bits), true) => format!(" (an unsigned {bits}-bit integer)"),
+                    (Some(bits), false) => format!(" (a {bits}-bit integer)"),
+                    (None, _) => String::new(),
+                };
+                write!(f, "between {min} and {max}{kind}")
+            }
+            NumberRange::Float32 => write!(
+                f,
+                "between {:e} and {:e} (a 32-bit float)",
+                -f32::MAX,
+                f32::MAX
+            ),
+        }
+    }
+}

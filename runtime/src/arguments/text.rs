@@ -1,0 +1,302 @@
+//! The arguments as text, before any schema: one scan for depth and `null`s, limits, parsing
+//! with duplicate keys refused, and disposing of deep values without recursion.
+
+use serde_json::{Map, Value};
+
+use crate::ArgumentProblem;
+use crate::describe_value::shorten;
+
+use super::Limits;
+use super::problems::deserialize_problem;
+
+/// What one pass over JSON text tells without parsing it.
+pub(crate) struct Scan {
+    /// The deepest nesting of `[` and `{`.
+    pub depth: usize,
+    /// Whether a `null` literal appears outside strings.
+    pub has_null: bool,
+}
+
+/// One linear pass over the bytes, skipping strings. Malformed text is left to the parser.
+pub(crate) fn scan(bytes: &[u8]) -> Scan {
+    let (mut depth, mut max_depth, mut has_null) = (0usize, 0usize, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                max_depth = max_depth.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'n' => has_null = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    Scan {
+        depth: max_depth,
+        has_null,
+    }
+}
+
+/// The nesting depth of a parsed value (iterative: a hostile value must not overflow the stack).
+pub(crate) fn depth_of(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth + 1);
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
+}
+
+/// Takes a value apart without recursion. serde_json's `Drop` for `Value` recurses, so dropping
+/// a value nested 10,000 deep, which the depth limit has just refused, would overflow the stack.
+pub(crate) fn dispose(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// Parses JSON text into a value, refusing duplicate keys: a `Value` keeps only the last of
+/// them, so `{"city": "Paris", "city": "Rome"}` would silently become Rome, where deserialising
+/// the argument type directly says "duplicate field". The error carries the path (on the error
+/// path only, as serde_path_to_error needs a second parse).
+pub(crate) fn parse_unique(bytes: &[u8]) -> Result<Value, ArgumentProblem> {
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let parsed = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(error) if error.classify() != serde_json::error::Category::Data => {
+            Err(syntax_problem(&error))
+        }
+        Err(_) => {
+            let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+            match serde_path_to_error::deserialize::<_, UniqueValue>(&mut deserializer) {
+                Err(error) => Err(deserialize_problem(error.path(), error.inner())),
+                Ok(_) => Err(ArgumentProblem {
+                    pointer: String::new(),
+                    message: "the arguments could not be read consistently; send them again"
+                        .to_owned(),
+                }),
+            }
+        }
+    }
+}
+
+/// A `Value` that refuses duplicate keys when deserialised.
+struct UniqueValue(#[allow(dead_code)] Value);
+
+impl<'de> serde::Deserialize<'de> for UniqueValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::DeserializeSeed::deserialize(UniqueKeys, deserializer).map(UniqueValue)
+    }
+}
+
+/// Builds a `Value` as serde_json's own visitor does, but refuses duplicate keys.
+#[derive(Clone, Copy)]
+struct UniqueKeys;
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "the argument `{}` is given twice; give it once",
+                    shorten(&key, 40)
+                )));
+            }
+            let value = map.next_value_seed(self)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// Problems with the text itself, before any schema.
+pub(crate) fn limit_problems(
+    len: Option<usize>,
+    depth: usize,
+    limits: &Limits,
+) -> Vec<ArgumentProblem> {
+    let mut problems = Vec::new();
+    if let Some(len) = len.filter(|&len| len > limits.max_bytes) {
+        problems.push(ArgumentProblem {
+            pointer: String::new(),
+            message: format!(
+                "the arguments are {len} bytes long; at most {} are accepted. Send less data",
+                limits.max_bytes
+            ),
+        });
+    }
+    if depth > limits.max_depth {
+        problems.push(ArgumentProblem {
+            pointer: String::new(),
+            message: format!(
+                "the arguments are nested {depth} levels deep; at most {} are accepted",
+                limits.max_depth
+            ),
+        });
+    }
+    problems
+}
+
+/// A JSON syntax error as a problem.
+pub(crate) fn syntax_problem(error: &serde_json::Error) -> ArgumentProblem {
+    let message = if error.is_eof() {
+        format!("the arguments are not complete JSON: they end too early ({error})")
+    } else if error.to_string().contains("recursion limit") {
+        "the arguments are nested too deeply".to_owned()
+    } else {
+        format!("the arguments are not valid JSON: {error}")
+    };
+    ArgumentProblem {
+        pointer: String::new(),
+        message,
+    }
+}
+
+/// Whether a `null` appears anywhere in `value` (iteratively: the value may be deep).
+pub(crate) fn has_null(value: &Value) -> bool {
+    let mut pending = vec![value];
+    while let Some(value) = pending.pop() {
+        match value {
+            Value::Null => return true,
+            Value::Array(items) => pending.extend(items),
+            Value::Object(map) => pending.extend(map.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn scan_skips_strings() {
+        let s = scan(br#"{"a": "[[[null", "b": [[1]]}"#);
+        assert_eq!(s.depth, 3);
+        assert!(!s.has_null);
+        assert!(scan(br#"{"a": null}"#).has_null);
+        assert!(scan(br#"{"a": "\"", "b": null}"#).has_null);
+    }
+
+    #[test]
+    fn depth_of_values() {
+        assert_eq!(depth_of(&json!(1)), 0);
+        assert_eq!(depth_of(&json!({"a": [1, {"b": []}]})), 4);
+    }
+}
+
+#[cfg(test)]
+mod unique_tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_refused_with_their_path() {
+        assert!(parse_unique(br#"{"a": {"b": 1}, "c": [1, null, "x"]}"#).is_ok());
+        let top = parse_unique(br#"{"city": "Paris", "city": "Rome"}"#).unwrap_err();
+        assert!(
+            top.message.contains("`city` is given twice"),
+            "{}",
+            top.message
+        );
+        let nested = parse_unique(br#"{"guest": {"name": "a", "name": "b"}}"#).unwrap_err();
+        assert_eq!(nested.pointer, "/guest");
+        assert!(
+            nested.message.contains("`name` is given twice"),
+            "{}",
+            nested.message
+        );
+    }
+
+    #[test]
+    fn deep_values_are_disposed_of_without_recursion() {
+        let mut value = Value::Null;
+        for _ in 0..200_000 {
+            let mut map = Map::new();
+            map.insert("a".to_owned(), value);
+            value = Value::Object(map);
+        }
+        dispose(value);
+    }
+}
