@@ -397,11 +397,7 @@ impl ToolSet {
             value
         };
         let mut value = Value::Object(arguments::require_object(value).map_err(|p| vec![p])?);
-        arguments::nulls_as_absent(&mut value, &checks.shown);
-        if leniency.stringly_typed {
-            arguments::coerce_strings(&mut value, &checks.shown);
-        }
-        arguments::integers_as_integers(&mut value, &checks.shown);
+        arguments::rewrite(&mut value, &checks.shown, leniency.stringly_typed);
         let problems = if checks.validate_first {
             checks.problems(&value)
         } else if checks.has_f32 {
