@@ -65,7 +65,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_instructions(
             "A travel assistant's tools: weather, currency, flights, hotels, reminders.",
         );
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = server.serve(tooldef::mcp::stdio()).await?;
     running.waiting().await?;
     eprintln!("mcp_server: the client went away; stopping");
     Ok(())

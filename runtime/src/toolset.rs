@@ -330,7 +330,10 @@ impl ToolSet {
         let checks = entry.checks(config.validate);
         let value = match arguments {
             Arguments::Json(value) => {
-                let problems = limit_problems(None, arguments::depth_of(&value), &config.limits);
+                let depth = arguments::depth_of(&value);
+                // Serialising to count the bytes recurses, so only within the depth limit.
+                let len = (depth <= config.limits.max_depth).then(|| arguments::json_len(&value));
+                let problems = limit_problems(len, depth, &config.limits);
                 if !problems.is_empty() {
                     if let Cow::Owned(value) = value {
                         arguments::dispose(value);

@@ -1,10 +1,11 @@
 //! Bad input from a model, and what the model is told.
 //!
-//! 90 cases in all:
+//! 91 cases in all:
 //! - 77 rows of the table in `invalid_arguments_are_reported_with_pointer_and_message`, each an
 //!   `InvalidArguments` with its exact pointers and a telling fragment of each message;
-//! - 13 standalone tests below it: a 10,000-deep `Value` (nested objects given by value, checked
-//!   in a child process since a stack overflow aborts; nested arrays given by reference), unknown
+//! - 14 standalone tests below it: a 2 MB argument given by value (over the byte limit), a
+//!   10,000-deep `Value` (nested objects given by value, checked in a child process since a
+//!   stack overflow aborts; nested arrays given by reference), unknown
 //!   tools (a close name, a case/separator variant, no close name, an empty name, a very long
 //!   name), a panicking tool (and the same set serving afterwards), panics with a formatted or
 //!   non-string payload, a panic inside a custom `Deserialize`, a slow tool with a timeout, a
@@ -999,6 +1000,28 @@ async fn a_10_000_deep_array_value_by_reference_is_refused_for_its_depth() {
     )
     .unwrap();
     dismantle(value);
+}
+
+/// The byte limit holds for parsed arguments too (MCP's `tools/call` hands over a value, not
+/// text): counted as their compact JSON text, as the same arguments sent as text would be.
+#[tokio::test]
+async fn a_2_mb_argument_given_by_value_is_refused_for_its_size() {
+    let tools = tools();
+    let value = json!({"city": "x".repeat(2_000_000)});
+    let result = tools.call("get_weather", &value).await;
+    check_invalid(
+        "get_weather",
+        &result,
+        &[("", &["2000011 bytes long", "at most 1048576"])],
+    )
+    .unwrap();
+    let text = value.to_string();
+    let result = tools.call("get_weather", text.as_str()).await;
+    check_invalid("get_weather", &result, &[("", &["2000011 bytes long"])]).unwrap();
+    // Just under the limit is accepted, by value as by text.
+    let value = json!({"city": "x".repeat(1024 * 1024 - 11)});
+    assert_eq!(value.to_string().len(), 1024 * 1024);
+    assert!(tools.call("get_weather", &value).await.is_ok());
 }
 
 #[tokio::test]

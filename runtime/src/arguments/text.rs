@@ -61,6 +61,26 @@ pub(crate) fn depth_of(value: &Value) -> usize {
     deepest
 }
 
+/// How long `value` is as compact JSON text: what the byte limit counts when the arguments
+/// arrive parsed (MCP's `tools/call`), as it counts the text when they arrive as text. Call it
+/// only on a value within the depth limit, as serialising recurses.
+pub(crate) fn json_len(value: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a writer that cannot fail does not fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// Takes a value apart without recursion. serde_json's `Drop` for `Value` recurses, so dropping
 /// a value nested 10,000 deep, which the depth limit has just refused, would overflow the stack.
 pub(crate) fn dispose(value: Value) {
@@ -79,24 +99,43 @@ pub(crate) fn dispose(value: Value) {
 /// the argument type directly says "duplicate field". The error carries the path (on the error
 /// path only, as serde_path_to_error needs a second parse).
 pub(crate) fn parse_unique(bytes: &[u8]) -> Result<Value, ArgumentProblem> {
+    read_unique(bytes).map_err(|unreadable| match unreadable {
+        Unreadable::Syntax(problem) | Unreadable::Duplicate(problem) => problem,
+    })
+}
+
+/// Why text could not be read as one value.
+#[derive(Debug)]
+pub(crate) enum Unreadable {
+    /// It is not JSON.
+    Syntax(ArgumentProblem),
+    /// It is, but a key appears twice in one object (where, and which).
+    Duplicate(ArgumentProblem),
+}
+
+/// [`parse_unique`], telling text that is not JSON from JSON with a key given twice: a JSON-RPC
+/// server answers the first with a null id and the second with the request's.
+pub(crate) fn read_unique(bytes: &[u8]) -> Result<Value, Unreadable> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
     match parsed {
         Ok(value) => Ok(value),
         Err(error) if error.classify() != serde_json::error::Category::Data => {
-            Err(syntax_problem(&error))
+            Err(Unreadable::Syntax(syntax_problem(&error)))
         }
         Err(_) => {
             let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-            match serde_path_to_error::deserialize::<_, UniqueValue>(&mut deserializer) {
-                Err(error) => Err(deserialize_problem(error.path(), error.inner())),
-                Ok(_) => Err(ArgumentProblem {
-                    pointer: String::new(),
-                    message: "the arguments could not be read consistently; send them again"
-                        .to_owned(),
-                }),
-            }
+            Err(Unreadable::Duplicate(
+                match serde_path_to_error::deserialize::<_, UniqueValue>(&mut deserializer) {
+                    Err(error) => deserialize_problem(error.path(), error.inner()),
+                    Ok(_) => ArgumentProblem {
+                        pointer: String::new(),
+                        message: "the arguments could not be read consistently; send them again"
+                            .to_owned(),
+                    },
+                },
+            ))
         }
     }
 }
@@ -178,7 +217,7 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
         while let Some(key) = map.next_key::<String>()? {
             if object.contains_key(&key) {
                 return Err(serde::de::Error::custom(format_args!(
-                    "the argument `{}` is given twice; give it once",
+                    "the key `{}` is given twice; give it once",
                     shorten(&key, 40)
                 )));
             }

@@ -13,11 +13,17 @@
 //! }
 //!
 //! let server = McpServer::new(toolset![Add].build()?).with_name("calculator", "1.0.0");
-//! let running = server.serve(rmcp::transport::stdio()).await?;
+//! let running = server.serve(tooldef::mcp::stdio()).await?;
 //! running.waiting().await?;
 //! # Ok(())
 //! # }
 //! ```
+
+mod admission;
+mod envelope;
+mod transport;
+
+pub use transport::{LineTransport, WireLimits, stdio};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

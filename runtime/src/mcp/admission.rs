@@ -1,0 +1,406 @@
+//! What becomes of one line from the client: a message for rmcp, or the one answer JSON-RPC 2.0
+//! requires, carrying the request's id whenever the line lets it be known. rmcp drops lines it
+//! cannot parse and answers some malformed ones without an id, which leaves a client waiting for
+//! ever; this is where every such line gets its answer instead.
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, CustomRequest, ErrorCode, JsonRpcMessage,
+    PaginatedRequestParams,
+};
+use rmcp::service::RxJsonRpcMessage;
+use serde_json::Value;
+
+use crate::arguments::{Unreadable, dispose, read_unique};
+use crate::{ArgumentProblem, ToolError};
+
+use super::envelope::{Captured, Envelope};
+use super::transport::WireLimits;
+
+/// What to do with a line.
+#[derive(Debug)]
+pub(super) enum Admission {
+    /// Hand it to rmcp.
+    Deliver(Box<RxJsonRpcMessage<RoleServer>>),
+    /// Answer it with this line (newline included) and read on.
+    Reply(Vec<u8>),
+    /// Nothing to answer (a blank line, a notification, a response): read on, saying why in
+    /// the log.
+    Ignore(String),
+}
+
+/// The line's `id` as an answer can carry it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Id {
+    /// No `id`: a notification if it has a `method`.
+    Absent,
+    /// A string or an integer rmcp represents exactly: its raw text.
+    Valid(String),
+    /// An `id` rmcp cannot carry back unchanged, with the raw text to echo when it is a JSON
+    /// string or number (`null` otherwise), and why.
+    Invalid { echo: Option<String>, why: String },
+}
+
+impl Id {
+    fn of(captured: &Captured) -> Id {
+        let raw = match captured {
+            Captured::Absent => return Id::Absent,
+            Captured::Unusable => {
+                return Id::Invalid {
+                    echo: None,
+                    why: "`id` is given twice, or is longer than 1024 bytes".to_owned(),
+                };
+            }
+            Captured::Raw(raw) => String::from_utf8_lossy(raw).into_owned(),
+        };
+        match serde_json::from_str::<Value>(&raw) {
+            Ok(Value::String(_)) => Id::Valid(raw),
+            Ok(Value::Number(_)) if is_plain_i64(&raw) => Id::Valid(raw),
+            Ok(Value::Number(_)) => Id::Invalid {
+                why: format!(
+                    "`id` must be a string or an integer from -2^63 to 2^63-1 written without a \
+                     fraction or exponent; got `{raw}`"
+                ),
+                echo: Some(raw),
+            },
+            _ => Id::Invalid {
+                why: format!(
+                    "`id` must be a string or an integer; got `{}`",
+                    crate::describe_value::shorten(&raw, 40)
+                ),
+                echo: None,
+            },
+        }
+    }
+
+    /// The text for the answer's `id` member.
+    fn echo(&self) -> &str {
+        match self {
+            Id::Valid(raw)
+            | Id::Invalid {
+                echo: Some(raw), ..
+            } => raw,
+            Id::Absent | Id::Invalid { echo: None, .. } => "null",
+        }
+    }
+}
+
+/// An integer written as one (no fraction, no exponent) that fits an `i64`: what rmcp's ids
+/// hold, so that the answer's id is the request's, character for character.
+fn is_plain_i64(raw: &str) -> bool {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && raw.parse::<i64>().is_ok()
+}
+
+/// A problem with a request, and how it is answered.
+struct Refusal {
+    code: ErrorCode,
+    message: String,
+    /// A problem with the arguments of a `tools/call`: answered as a tool error, which the
+    /// model reads and can act on (MCP 2025-11-25 asks for input errors to be tool errors).
+    arguments: Option<ArgumentProblem>,
+}
+
+impl Refusal {
+    fn invalid_request(message: String) -> Refusal {
+        Refusal {
+            code: ErrorCode::INVALID_REQUEST,
+            message: format!("Invalid request: {message}"),
+            arguments: None,
+        }
+    }
+}
+
+/// Decides for one line. `line` is `None` when it was longer than the limit and was not kept.
+pub(super) fn admit(line: Option<&[u8]>, envelope: &Envelope, limits: &WireLimits) -> Admission {
+    let id = Id::of(&envelope.id);
+    let Some(line) = line else {
+        let message = format!(
+            "the request is {} bytes long; this server reads at most {} bytes per message. Send \
+             less data",
+            envelope.bytes, limits.max_bytes
+        );
+        return refuse(envelope, &id, too_large(message));
+    };
+    let line = trim(line);
+    if line.is_empty() {
+        return Admission::Ignore("a blank line".to_owned());
+    }
+    if envelope.max_depth > limits.max_depth {
+        let message = format!(
+            "the request is nested {} levels deep; this server reads at most {}",
+            envelope.max_depth, limits.max_depth
+        );
+        return refuse(envelope, &id, too_large(message));
+    }
+    if let Err(error) = std::str::from_utf8(line) {
+        return Admission::Reply(error_line(
+            "null",
+            ErrorCode::PARSE_ERROR,
+            &format!(
+                "Parse error: the message is not valid UTF-8 (at byte {})",
+                error.valid_up_to()
+            ),
+        ));
+    }
+    let value = match read_unique(line) {
+        Ok(value) => value,
+        Err(Unreadable::Syntax(problem)) => {
+            // Not JSON: JSON-RPC answers with a null id, since none can be trusted.
+            return Admission::Reply(error_line(
+                "null",
+                ErrorCode::PARSE_ERROR,
+                &format!("Parse error: {}", problem.message),
+            ));
+        }
+        Err(Unreadable::Duplicate(problem)) => {
+            return refuse(envelope, &id, duplicate(envelope, problem));
+        }
+    };
+    match checked(value, envelope, &id) {
+        Ok(message) => Admission::Deliver(Box::new(message)),
+        Err(refusal) => refuse(envelope, &id, refusal),
+    }
+}
+
+/// A line without its byte order mark, carriage return and surrounding whitespace.
+fn trim(line: &[u8]) -> &[u8] {
+    let line = line.trim_ascii();
+    line.strip_prefix(b"\xEF\xBB\xBF".as_slice())
+        .unwrap_or(line)
+        .trim_ascii()
+}
+
+fn too_large(message: String) -> Refusal {
+    Refusal {
+        code: ErrorCode::INVALID_REQUEST,
+        arguments: Some(ArgumentProblem {
+            pointer: String::new(),
+            message: message.clone(),
+        }),
+        message: format!("Invalid request: {message}"),
+    }
+}
+
+/// A key given twice: a `Value` would keep only the last, silently changing what was sent.
+fn duplicate(envelope: &Envelope, problem: ArgumentProblem) -> Refusal {
+    let in_arguments = problem
+        .pointer
+        .strip_prefix("/params/arguments")
+        .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+        .filter(|_| envelope.method.as_str().as_deref() == Some("tools/call"));
+    Refusal {
+        code: ErrorCode::INVALID_REQUEST,
+        message: format!(
+            "Invalid request: at `{}`: {}",
+            problem.pointer, problem.message
+        ),
+        arguments: in_arguments.map(|rest| ArgumentProblem {
+            pointer: rest.to_owned(),
+            message: problem.message.clone(),
+        }),
+    }
+}
+
+/// The checks JSON-RPC 2.0 and MCP ask of a message, then rmcp's own reading of it.
+fn checked(
+    value: Value,
+    envelope: &Envelope,
+    id: &Id,
+) -> Result<RxJsonRpcMessage<RoleServer>, Refusal> {
+    let Value::Object(message) = &value else {
+        let refusal = match value {
+            Value::Array(_) => Refusal::invalid_request(
+                "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send \
+                 one message per line"
+                    .to_owned(),
+            ),
+            _ => Refusal::invalid_request(
+                "a JSON-RPC message is an object with `jsonrpc`, `method` and `id`".to_owned(),
+            ),
+        };
+        dispose(value);
+        return Err(refusal);
+    };
+    if message.get("jsonrpc") != Some(&Value::from("2.0")) {
+        let got = message
+            .get("jsonrpc")
+            .map_or_else(|| "it is missing".to_owned(), |got| format!("got `{got}`"));
+        return Err(Refusal::invalid_request(format!(
+            "`jsonrpc` must be \"2.0\"; {got}"
+        )));
+    }
+    if let Id::Invalid { why, .. } = id {
+        return Err(Refusal::invalid_request(why.clone()));
+    }
+    let method = message.get("method");
+    if method.is_some_and(|method| !method.is_string()) {
+        return Err(Refusal::invalid_request(
+            "`method` must be a string".to_owned(),
+        ));
+    }
+    if let Some(params) = message.get("params")
+        && !params.is_object()
+    {
+        return Err(Refusal {
+            code: ErrorCode::INVALID_PARAMS,
+            message: format!(
+                "Invalid params: `params` must be an object (MCP names every parameter); got {}",
+                crate::describe_value::type_name(params)
+            ),
+            arguments: None,
+        });
+    }
+    if method.is_none() && !message.contains_key("result") && !message.contains_key("error") {
+        return Err(Refusal::invalid_request(
+            "a message has a `method` (a request or notification) or a `result` or `error` (a \
+             response)"
+                .to_owned(),
+        ));
+    }
+    let method = envelope.method.as_str();
+    let message = serde_json::from_value(value).map_err(|error| Refusal {
+        code: ErrorCode::INVALID_PARAMS,
+        message: match method {
+            Some(method) => format!("Invalid params for `{method}`: {error}"),
+            None => format!("Invalid request: {error}"),
+        },
+        arguments: None,
+    })?;
+    match &message {
+        JsonRpcMessage::Request(request) => match &request.request {
+            ClientRequest::CustomRequest(custom) => match misread(custom) {
+                Some(why) => Err(Refusal {
+                    code: ErrorCode::INVALID_PARAMS,
+                    message: format!("Invalid params for `{}`: {why}", custom.method),
+                    arguments: None,
+                }),
+                None => Ok(message),
+            },
+            _ => Ok(message),
+        },
+        _ => Ok(message),
+    }
+}
+
+/// rmcp reads a standard request whose params it cannot read as a custom request, which its
+/// server answers with "method not found"; for the methods a tool server serves, what is wrong
+/// with the params instead.
+fn misread(custom: &CustomRequest) -> Option<String> {
+    let error = match custom.method.as_str() {
+        "tools/call" if custom.params.is_none() => {
+            return Some("`params` with the tool's `name` is required".to_owned());
+        }
+        "tools/call" => custom.params_as::<CallToolRequestParams>().err(),
+        "tools/list" => custom.params_as::<PaginatedRequestParams>().err(),
+        _ => None,
+    };
+    error.map(|error| error.to_string())
+}
+
+/// The answer to a refused line: none for a notification (JSON-RPC never answers those), a
+/// tool error for a `tools/call` whose arguments are at fault, a JSON-RPC error otherwise.
+fn refuse(envelope: &Envelope, id: &Id, refusal: Refusal) -> Admission {
+    let method = envelope.method.as_str();
+    if *id == Id::Absent && method.is_some() {
+        return Admission::Ignore(format!(
+            "a notification that cannot be read: {}",
+            refusal.message
+        ));
+    }
+    if method.as_deref() == Some("tools/call")
+        && let (Some(problem), Some(tool), Id::Valid(raw)) =
+            (refusal.arguments, envelope.tool_name.as_str(), id)
+    {
+        let text = ToolError::InvalidArguments {
+            tool,
+            problems: vec![problem],
+        }
+        .to_string();
+        return Admission::Reply(result_line(raw, &text));
+    }
+    Admission::Reply(error_line(id.echo(), refusal.code, &refusal.message))
+}
+
+/// A JSON-RPC error as one line. The id is spliced in as raw text so that it goes back exactly
+/// as it came, even where serde_json would rewrite it (`18446744073709551616`, `7e3`).
+fn error_line(id: &str, code: ErrorCode, message: &str) -> Vec<u8> {
+    let error = serde_json::json!({"code": code.0, "message": message});
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"error\":{error}}}\n").into_bytes()
+}
+
+/// A tool error as one line: the result every protocol version reads (`content`, `isError`).
+fn result_line(id: &str, text: &str) -> Vec<u8> {
+    let result = serde_json::json!({"content": [{"type": "text", "text": text}], "isError": true});
+    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{result}}}\n").into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(line: &str) -> Value {
+        let mut envelope = Envelope::default();
+        envelope.feed(line.as_bytes());
+        match admit(Some(line.as_bytes()), &envelope, &WireLimits::default()) {
+            Admission::Reply(bytes) => serde_json::from_slice(&bytes).unwrap(),
+            other => panic!("not answered: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ids_rmcp_cannot_carry_go_back_as_sent() {
+        for id in ["9223372036854775808", "18446744073709551616", "1.0", "7e3"] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let reply = String::from_utf8(
+                match admit(
+                    Some(line.as_bytes()),
+                    &{
+                        let mut e = Envelope::default();
+                        e.feed(line.as_bytes());
+                        e
+                    },
+                    &WireLimits::default(),
+                ) {
+                    Admission::Reply(bytes) => bytes,
+                    other => panic!("{other:?}"),
+                },
+            )
+            .unwrap();
+            assert!(reply.contains(&format!("\"id\":{id},")), "{reply}");
+            assert!(reply.contains("-32600"), "{reply}");
+        }
+    }
+
+    #[test]
+    fn malformed_envelopes_are_answered_with_their_id() {
+        let reply = answer(r#"{"jsonrpc":"1.0","id":4,"method":"ping"}"#);
+        assert_eq!(reply["id"], 4);
+        assert_eq!(reply["error"]["code"], -32600);
+        let reply = answer(r#"{"id":"x","method":"ping"}"#);
+        assert_eq!(reply["id"], "x");
+        let reply = answer(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":[1]}"#);
+        assert_eq!(reply["id"], 5);
+        assert_eq!(reply["error"]["code"], -32602);
+        let reply = answer(r#"{"jsonrpc":"2.0","id":6,"method":"ping","method":"ping"}"#);
+        assert_eq!(reply["id"], 6);
+        assert_eq!(reply["error"]["code"], -32600);
+        let reply = answer(r#"[{"jsonrpc":"2.0","id":7,"method":"ping"}]"#);
+        assert_eq!(reply["id"], Value::Null);
+        let reply = answer(r#"{"jsonrpc":"2.0","id":8,"#);
+        assert_eq!(reply["id"], Value::Null);
+        assert_eq!(reply["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn duplicate_arguments_are_a_tool_error() {
+        let reply = answer(
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"get_weather","arguments":{"city":"Paris","city":"Rome"}}}"#,
+        );
+        assert_eq!(reply["id"], 9);
+        assert_eq!(reply["result"]["isError"], true);
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("get_weather"), "{text}");
+        assert!(text.contains("city"), "{text}");
+    }
+}
