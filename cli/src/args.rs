@@ -6,6 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tooldef::Target;
 use tooldef::convert::{ConvertOptions, Strictness};
 
+use crate::listing::Limits;
+
 /// Convert MCP tool definitions for OpenAI, Anthropic and Gemini, lint them, list a server's, or
 /// call one as a model would.
 #[derive(Debug, Parser)]
@@ -70,10 +72,22 @@ else 0.",
     /// Start an MCP server over stdio, list its tools and print them converted for one target.
     #[command(
         long_about = "Start an MCP server as a child process speaking MCP over stdio, list all its \
-tools (following pagination), convert them like `convert` and print them on stdout as a pretty \
-JSON array. Progress and diagnostics go to stderr; the server's own stderr is inherited (shown on \
-this command's stderr) unless --server-stderr discard is given. The server is shut down at the \
-end: its stdin is closed, then it is sent SIGTERM and finally killed if it does not exit.",
+tools (following pagination, within --max-pages, --max-tools and --max-list-mib), convert them \
+like `convert` and print them on stdout as a pretty JSON array. Progress and diagnostics go to \
+stderr; the server's own stderr is inherited (shown on this command's stderr) unless \
+--server-stderr discard is given.
+
+A `tools/list` result that is not one (not an object, no `tools` array) fails the command, \
+saying what it was and on which page. A listed tool that is not a valid MCP tool (no `name`, an \
+`inputSchema` that is not an object) is rejected like a tool the target cannot take: named on \
+stderr with the reason, and skipped with --lenient, else the command fails (exit status 1).
+
+The server runs in a process group of its own. It is shut down at the end, whatever happened: \
+its stdin is closed, then it is sent SIGTERM and finally killed if it does not exit; then what is \
+left of its group (processes it started) is sent SIGTERM and, half a second later, SIGKILL. A \
+server that exits while a process it started holds its stdout open fails the command at once \
+instead of at --timeout. Ctrl-C (or SIGTERM) ends the server and its group too (exit status 130 \
+or 143).",
         after_long_help = "Examples:
   tooldef list --to chat -- ./target/debug/examples/mcp_server
   tooldef list --to gemini --server-stderr discard -- npx -y @modelcontextprotocol/server-everything
@@ -91,7 +105,8 @@ strict model's `null` for a field it left out is removed), and the tool is calle
 original name. The arguments actually sent are shown on stderr (`tooldef: calling <tool> with \
 <json>`); the whole `CallToolResult` is printed on stdout as pretty JSON: every content block \
 (text, image, audio, resource link, embedded resource) as the server sent it, `structuredContent` \
-and `isError`. The server is shut down at the end.
+and `isError`. The server is shut down at the end, with its process group, as `list` does. Only \
+the called tool needs to be valid: the others' problems are listed on stderr.
 
 Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
 input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
@@ -353,6 +368,44 @@ Default: 30.
 Example: --timeout 120"
     )]
     pub timeout: u64,
+    /// The most `tools/list` pages to follow.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = Limits::PAGES,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        long_help = "The most pages of `tools/list` to follow. A server still paging after them \
+makes the command fail (exit status 2): one that pages for ever would otherwise be followed \
+until --timeout, taking memory all along. A page that gives a cursor an earlier page gave fails \
+it at once. Default: 1000.
+
+Example: --max-pages 5000"
+    )]
+    pub max_pages: usize,
+    /// The most tools to take from the server, all pages together.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = Limits::TOOLS,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..),
+        long_help = "The most tools to take from the server, all pages of `tools/list` together; \
+a server listing more makes the command fail (exit status 2). Default: 10000.
+
+Example: --max-tools 50000"
+    )]
+    pub max_tools: usize,
+    /// The most MiB of `tools/list` results (as JSON) to take from the server.
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = Limits::MIB,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1 << 20),
+        long_help = "The most mebibytes of `tools/list` results, as JSON, all pages together; a \
+server listing more makes the command fail (exit status 2). Default: 64.
+
+Example: --max-list-mib 256"
+    )]
+    pub max_list_mib: usize,
     /// The server's command and its arguments, after `--`.
     #[arg(
         last = true,
@@ -364,6 +417,17 @@ through a shell) and must speak MCP over stdio.
 Example: -- npx -y @modelcontextprotocol/server-everything"
     )]
     pub command: Vec<String>,
+}
+
+impl ServerArgs {
+    /// How far `tools/list` is followed.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            pages: self.max_pages,
+            tools: self.max_tools,
+            bytes: self.max_list_mib.saturating_mul(1 << 20),
+        }
+    }
 }
 
 /// `tooldef call`.

@@ -62,13 +62,7 @@ fn arguments(text: &str) -> Result<Map<String, Value>, Failure> {
         Ok(Value::Object(map)) => Ok(map),
         Ok(other) => Err(Failure::input(format!(
             "--arguments must be a JSON object (a model's tool call arguments are one), not {}",
-            match other {
-                Value::Array(_) => "an array",
-                Value::String(_) => "a string",
-                Value::Number(_) => "a number",
-                Value::Bool(_) => "a boolean",
-                _ => "null",
-            }
+            crate::input::kind_of(&other)
         ))),
         Err(reason) => Err(Failure::input(format!("--arguments: {reason}"))),
     }

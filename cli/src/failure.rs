@@ -28,6 +28,21 @@ impl Failure {
         }
     }
 
+    /// This process was asked to stop by `signal` while it drove the server `shown`, which it
+    /// then shut down: the exit status a shell gives a command that signal ends, 128 + its
+    /// number.
+    pub fn stopped(signal: i32, shown: &str) -> Self {
+        let name = match signal {
+            libc::SIGINT => "SIGINT".to_owned(),
+            libc::SIGTERM => "SIGTERM".to_owned(),
+            other => format!("signal {other}"),
+        };
+        Failure {
+            message: format!("stopped by {name}; `{shown}` was shut down"),
+            status: u8::try_from(128 + signal).unwrap_or(u8::MAX),
+        }
+    }
+
     /// Prints the message on stderr and returns the exit status.
     pub fn report(&self) -> ExitCode {
         // One line: a multi-line cause (a server's error, say) is folded.

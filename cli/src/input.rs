@@ -66,6 +66,18 @@ pub fn parse(bytes: &[u8]) -> Result<Value, String> {
     })
 }
 
+/// What kind of JSON value `value` is, for messages: "an array", "a string", "null".
+pub fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Object(_) => "an object",
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
 /// An I/O error's reason, without Rust's `(os error N)` noise.
 pub fn io_reason(err: &std::io::Error) -> String {
     match err.kind() {

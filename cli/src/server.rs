@@ -1,19 +1,28 @@
 //! An MCP server started as a child process and driven over stdio with rmcp's client: what
 //! `tooldef list` and `tooldef call` share (start, list all tools, shut down).
 
+use std::future::Future;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, CustomResult, ServerResult,
+};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use tokio::time::Instant;
 
 use crate::args::{ServerArgs, ServerStderr};
 use crate::failure::Failure;
+use crate::group::{ProcessGroup, stop_signal};
+use crate::listing::{Limits, Pages};
 use crate::output;
+
+/// How long a server that exited is given for what it wrote before to be read: past it, the
+/// pipe is known to be held open by a process it started.
+const AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// The single-threaded runtime a command drives its server with.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -28,19 +37,75 @@ pub fn shown(command: &[String]) -> String {
     command.join(" ")
 }
 
-/// A connected server. Dropping it kills the child; [`shutdown`](Self::shutdown) ends it
-/// politely.
+/// A connected server. Dropping it kills the child and its process group;
+/// [`shutdown`](Self::shutdown) ends them politely.
 pub struct Server {
     client: RunningService<RoleClient, ()>,
+    /// The server's process group, ended after the server.
+    group: ProcessGroup,
     /// The command, for messages.
     shown: String,
     /// `--timeout`, for messages.
     timeout_secs: u64,
+    /// How far `tools/list` is followed.
+    limits: Limits,
+}
+
+/// How waiting for a server's answer ended.
+enum Waited<T> {
+    Answered(T),
+    TimedOut,
+    /// The server exited and its stdout stayed open: how it exited.
+    Exited(String),
+    /// This process was asked to stop, by this signal.
+    Stopped(i32),
+}
+
+/// Waits for `answer` until `deadline`, the server's exit with its stdout held open by a
+/// process it started (rmcp, reading that pipe, would wait for ever), or this process's being
+/// asked to stop.
+async fn wait_for<T>(
+    group: &ProcessGroup,
+    deadline: Instant,
+    answer: impl Future<Output = T>,
+) -> Waited<T> {
+    let exited = async {
+        let how = group.leader_exit().await;
+        // A server that exits just after answering: its answer may still be in the pipe. When
+        // nothing else holds the pipe, rmcp sees its end well within this too.
+        tokio::time::sleep(AFTER_EXIT).await;
+        how
+    };
+    tokio::select! {
+        biased;
+        answered = answer => Waited::Answered(answered),
+        () = tokio::time::sleep_until(deadline) => Waited::TimedOut,
+        how = exited => Waited::Exited(how),
+        signal = stop_signal() => Waited::Stopped(signal),
+    }
+}
+
+impl<A> Waited<Result<A, Failure>> {
+    /// The answer, or the failure of `shown` not giving `what` (`initialize`, say) within
+    /// `timeout` seconds.
+    fn answer(self, shown: &str, what: &str, timeout: u64) -> Result<A, Failure> {
+        match self {
+            Waited::Answered(answered) => answered,
+            Waited::TimedOut => Err(Failure::input(format!(
+                "`{shown}` did not answer {what} within {timeout} s (--timeout)"
+            ))),
+            Waited::Exited(how) => Err(Failure::input(format!(
+                "`{shown}` {how} before answering {what}, leaving a process it started \
+                 holding its stdout open; that process was ended too"
+            ))),
+            Waited::Stopped(signal) => Err(Failure::stopped(signal, shown)),
+        }
+    }
 }
 
 impl Server {
-    /// Starts `command` (program and arguments) and initialises an MCP session with it by
-    /// `deadline`; progress lines go to stderr.
+    /// Starts `command` (program and arguments) in a process group of its own and initialises
+    /// an MCP session with it by `deadline`; progress lines go to stderr.
     pub async fn start(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
         let (command, stderr, timeout_secs) = (&args.command, args.server_stderr, args.timeout);
         let Some((program, arguments)) = command.split_first() else {
@@ -48,8 +113,9 @@ impl Server {
         };
         let shown = shown(command);
         let mut child = tokio::process::Command::new(program);
-        // Killed if this process gives up on it (a timeout, an error) before shutting it down.
-        child.args(arguments).kill_on_drop(true);
+        // Killed if this process gives up on it (a timeout, an error) before shutting it down;
+        // its own group, so that what it starts is ended with it (`ProcessGroup`).
+        child.args(arguments).kill_on_drop(true).process_group(0);
         let stderr = match stderr {
             ServerStderr::Inherit => Stdio::inherit(),
             ServerStderr::Discard => Stdio::null(),
@@ -63,24 +129,32 @@ impl Server {
                     crate::input::io_reason(&err)
                 ))
             })?;
+        let pid = transport.id();
+        // Without a pid the child has already been reaped: there is no group left to end.
+        let group = pid.and_then(ProcessGroup::led_by);
         output::stderr_line(&format!(
             "tooldef: started `{shown}`{}; initialising",
-            transport
-                .id()
-                .map(|pid| format!(" (pid {pid})"))
-                .unwrap_or_default()
+            pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
         ));
-        let client = match tokio::time::timeout_at(deadline, ().serve(transport)).await {
-            Ok(Ok(client)) => client,
-            Ok(Err(err)) => {
-                return Err(Failure::input(format!(
-                    "`{shown}` did not start as an MCP server: {err}"
-                )));
-            }
-            Err(_) => {
-                return Err(Failure::input(format!(
-                    "`{shown}` did not answer `initialize` within {timeout_secs} s (--timeout)"
-                )));
+        let Some(group) = group else {
+            return Err(Failure::input(format!(
+                "`{shown}` did not start as an MCP server: it exited at once"
+            )));
+        };
+        let initialised = async {
+            ().serve(transport).await.map_err(|err| {
+                Failure::input(format!("`{shown}` did not start as an MCP server: {err}"))
+            })
+        };
+        let client = match wait_for(&group, deadline, initialised).await.answer(
+            &shown,
+            "`initialize`",
+            timeout_secs,
+        ) {
+            Ok(client) => client,
+            Err(failure) => {
+                group.end().await;
+                return Err(failure);
             }
         };
         let server = client
@@ -95,8 +169,10 @@ impl Server {
         ));
         Ok(Server {
             client,
+            group,
             shown,
             timeout_secs,
+            limits: args.limits(),
         })
     }
 
@@ -105,30 +181,66 @@ impl Server {
         &self.shown
     }
 
-    /// All the server's tools (following pagination) by `deadline`, as a JSON array.
+    /// All the server's tools (following pagination within `--max-pages`, `--max-tools` and
+    /// `--max-list-mib`) by `deadline`, as a JSON array of the tools as the server sent them.
     pub async fn list_tools(&self, deadline: Instant) -> Result<Value, Failure> {
         let shown = &self.shown;
-        let tools = match tokio::time::timeout_at(deadline, self.client.list_all_tools()).await {
-            Ok(Ok(tools)) => tools,
-            Ok(Err(err)) => {
-                return Err(Failure::input(format!(
-                    "`{shown}` did not list its tools: {err}"
-                )));
-            }
-            Err(_) => {
-                return Err(Failure::input(format!(
-                    "`{shown}` did not list its tools within {} s (--timeout)",
-                    self.timeout_secs
-                )));
+        let listing = async {
+            let mut pages = Pages::new(self.limits);
+            let mut cursor = None;
+            loop {
+                let page = pages.next_number();
+                let result = self.list_page(cursor.take()).await.map_err(|err| {
+                    Failure::input(format!(
+                        "`{shown}` did not list its tools (page {page} of `tools/list`): {err}"
+                    ))
+                })?;
+                match pages.add(result) {
+                    Ok(Some(next)) => cursor = Some(next),
+                    Ok(None) => return Ok(pages.finish()),
+                    Err(reason) => {
+                        return Err(Failure::input(format!(
+                            "`{shown}` did not list its tools: {reason}"
+                        )));
+                    }
+                }
             }
         };
+        let (tools, pages) = wait_for(&self.group, deadline, listing).await.answer(
+            shown,
+            "`tools/list`",
+            self.timeout_secs,
+        )?;
+        let count = tools.as_array().map_or(0, Vec::len);
         output::stderr_line(&format!(
-            "tooldef: `{shown}` listed {} tool{}",
-            tools.len(),
-            if tools.len() == 1 { "" } else { "s" }
+            "tooldef: `{shown}` listed {count} tool{}{}",
+            if count == 1 { "" } else { "s" },
+            if pages > 1 {
+                format!(" on {pages} pages")
+            } else {
+                String::new()
+            }
         ));
-        serde_json::to_value(&tools)
-            .map_err(|err| Failure::input(format!("the tools of `{shown}` as JSON: {err}")))
+        Ok(tools)
+    }
+
+    /// One page of `tools/list`, as the raw JSON result. Sent as a custom request: rmcp's own
+    /// `list_tools` reads the result into its `Tool`s, and one tool it cannot read fails the
+    /// page without saying which or why; it also caches every page, so a server that pages for
+    /// ever filled memory.
+    async fn list_page(&self, cursor: Option<String>) -> Result<Value, rmcp::ServiceError> {
+        let params = cursor.map(|cursor| json!({ "cursor": cursor }));
+        let request = ClientRequest::CustomRequest(CustomRequest::new("tools/list", params));
+        // rmcp reads every result into the first of its result types that fits, `CustomResult`
+        // (the JSON as it came) last: a valid listing comes as a `ListToolsResult`, anything
+        // else as itself, but `{}` (and `[]`) as an `EmptyResult`.
+        Ok(match self.client.send_request(request).await? {
+            ServerResult::CustomResult(CustomResult(value)) => value,
+            ServerResult::EmptyResult(_) => Value::Object(Map::new()),
+            // Serialising rmcp's own types does not fail; should it, the page reads as empty
+            // and is reported as such.
+            other => serde_json::to_value(other).unwrap_or_default(),
+        })
     }
 
     /// Calls a tool, waiting `--timeout` seconds for the answer.
@@ -138,26 +250,33 @@ impl Server {
     ) -> Result<CallToolResult, Failure> {
         let shown = &self.shown;
         let name = request.name.clone();
-        let timeout = Duration::from_secs(self.timeout_secs);
-        match tokio::time::timeout(timeout, self.client.call_tool(request)).await {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(err)) => Err(Failure::input(format!(
-                "`{shown}` did not answer the call to `{name}`: {err}"
-            ))),
-            Err(_) => Err(Failure::input(format!(
-                "`{shown}` did not answer the call to `{name}` within {} s (--timeout)",
-                self.timeout_secs
-            ))),
-        }
+        let deadline = Instant::now() + Duration::from_secs(self.timeout_secs);
+        let called = async {
+            self.client.call_tool(request).await.map_err(|err| {
+                Failure::input(format!(
+                    "`{shown}` did not answer the call to `{name}`: {err}"
+                ))
+            })
+        };
+        wait_for(&self.group, deadline, called).await.answer(
+            shown,
+            &format!("the call to `{name}`"),
+            self.timeout_secs,
+        )
     }
 
-    /// Shuts the server down: closes its stdin, then SIGTERM, then kill.
+    /// Shuts the server down (its stdin closed, then SIGTERM, then kill), then ends what is
+    /// left of its process group.
     pub async fn shutdown(self) {
-        if let Err(err) = self.client.cancel().await {
-            output::stderr_line(&format!(
-                "tooldef: shutting `{}` down failed: {err}",
-                self.shown
-            ));
+        let Server {
+            client,
+            group,
+            shown,
+            ..
+        } = self;
+        if let Err(err) = client.cancel().await {
+            output::stderr_line(&format!("tooldef: shutting `{shown}` down failed: {err}"));
         }
+        group.end().await;
     }
 }
