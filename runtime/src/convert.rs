@@ -429,7 +429,16 @@ pub fn definition_of(
             None
         }
     };
-    let (Some(name), Some(input_schema)) = (name, input_schema) else {
+    // Nothing is rendered from a schema that is not valid JSON Schema: its MCP rendering would
+    // not be either, and the others would say what it does not mean.
+    if let Some(schema) = &input_schema {
+        reasons.extend(invalid_schema("inputSchema", schema));
+    }
+    let output_schema = object.get("outputSchema").filter(|o| o.is_object());
+    if let Some(schema) = output_schema {
+        reasons.extend(invalid_schema("outputSchema", schema));
+    }
+    let (Some(name), Some(input_schema), true) = (name, input_schema, reasons.is_empty()) else {
         return Err(reasons);
     };
     let mut builder = ToolDefinition::builder(name)
@@ -443,7 +452,7 @@ pub fn definition_of(
     if let Some(title) = object.get("title").and_then(Value::as_str) {
         builder = builder.title(title.to_owned());
     }
-    if let Some(output) = object.get("outputSchema").filter(|o| o.is_object()) {
+    if let Some(output) = output_schema {
         builder = builder.output_schema(Some(schema_from(output.clone())));
     }
     if let Some(icons) = object.get("icons") {
@@ -458,6 +467,18 @@ pub fn definition_of(
         }
     }
     Ok(builder.build())
+}
+
+/// Why `schema`, the tool's `field`, is not valid JSON Schema in the dialect it declares, one
+/// reason per fault, each with its JSON Pointer (see `schema::dialect_problems`).
+fn invalid_schema(field: &str, schema: &Value) -> Vec<String> {
+    crate::schema::dialect_problems(schema)
+        .into_iter()
+        .map(|(at, what)| match at.as_str() {
+            "" => format!("its `{field}` is not valid JSON Schema: {what}"),
+            at => format!("its `{field}` is not valid JSON Schema at `{at}`: {what}"),
+        })
+        .collect()
 }
 
 /// The fields of an MCP `Tool` that the definition models; any other is passed on as it is.

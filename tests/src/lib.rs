@@ -5,6 +5,7 @@ use serde_json::Value;
 
 pub mod accept;
 pub mod foreign;
+pub mod odd_schemas;
 pub mod schema_instances;
 pub mod tricky;
 

@@ -4,8 +4,13 @@ use schemars::Schema;
 
 use serde_json::{Map, Value};
 
+use schemars::transform::Transform;
+
+use super::dialect::Dialect;
+use super::loose_lists::RepairLooseLists;
 use super::node::take;
-use crate::report::{ChangeKind, Recorder};
+use super::upgrade::UpgradeDialect;
+use crate::report::{ChangeKind, Place, Recorder};
 
 /// Canonical normalisation of a schemars-generated (or foreign) root schema: removes `$schema`
 /// and the root `title`, and gives a closed object root (`additionalProperties: false`) without
@@ -16,6 +21,7 @@ use crate::report::{ChangeKind, Recorder};
 /// parameters (schemars: `{"type": "object", "additionalProperties": false}`) says so with
 /// `"properties": {}`, which OpenAI requires of every object schema.
 pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
+    in_2020_12(&mut schema, rec);
     if let Some(root) = schema.as_object_mut() {
         let mut value = Value::Object(std::mem::take(root));
         f32_data_as_written(&mut value);
@@ -45,6 +51,25 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
         }
     }
     schema
+}
+
+/// A foreign schema as the 2020-12 it will be rendered as (its `$schema` goes next): the lists
+/// it wrote loosely repaired (`RepairLooseLists`), and an older draft's keywords said in
+/// 2020-12's (`UpgradeDialect`). `convert` has refused what is not valid in its dialect, and
+/// what declares an unknown one, so the dialect here is known. A schemars schema (2020-12,
+/// valid) goes through unchanged.
+fn in_2020_12(schema: &mut Schema, rec: &mut Recorder) {
+    let mut repair = RepairLooseLists::default();
+    repair.transform(schema);
+    let dialect = Dialect::declared(schema.as_value()).unwrap_or_default();
+    let mut upgrade = UpgradeDialect::new(dialect);
+    upgrade.transform(schema);
+    for change in [repair.rec, upgrade.rec]
+        .iter_mut()
+        .flat_map(|r| r.take(Place::Input))
+    {
+        rec.record_at(change.pointer, change.kind);
+    }
 }
 
 /// `f32` values in `default` and `examples` as the user wrote them: schemars records them

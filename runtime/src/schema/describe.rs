@@ -6,9 +6,11 @@
 //! values as compact JSON; where the JSON type matters (defaults, examples) strings keep their
 //! quotes.
 
+use schemars::Schema;
 use serde_json::{Map, Value};
 
 use super::node::{ANNOTATIONS, type_names};
+use super::walk::for_each_subschema;
 
 /// `text` trimmed, with a period added unless it already ends a sentence.
 pub(crate) fn ensure_period(text: &str) -> String {
@@ -218,6 +220,12 @@ pub(crate) fn format_phrase(format: &str) -> Option<&'static str> {
         "ipv6" => "an IPv6 address",
         "ip" => "an IP address (IPv4 or IPv6)",
         "hostname" => "a hostname",
+        // OpenAPI's numeric formats, met on strings (Google's APIs write 64-bit integers as
+        // strings) or on a number where a target keeps no format.
+        "int32" => "a 32-bit integer",
+        "int64" => "a 64-bit integer",
+        "float" => "a 32-bit floating-point number",
+        "double" => "a 64-bit floating-point number",
         _ => return None,
     })
 }
@@ -244,6 +252,32 @@ pub(crate) fn enum_sentence(values: &[Value]) -> String {
 /// "Default: 3." — strings keep their quotes so `"3"` and `3` stay distinguishable.
 pub(crate) fn default_sentence(value: &Value) -> String {
     format!("Default: {value}.")
+}
+
+/// The defaults written inside a subschema that is removed and said in words (`not`, `if`,
+/// `then`, `else`): its sentence shows what the subschema accepts, not its annotations, so
+/// each default is said on its own, with where it was: ``Default given in `then`: "aaa".``,
+/// ``Default given in `else/properties/x`: 3.``.
+pub(crate) fn nested_default_sentences(keyword: &str, schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(schema) = <&Schema>::try_from(schema) else {
+        return out;
+    };
+    let mut at = keyword.to_owned();
+    collect_defaults(schema, &mut at, &mut out);
+    out
+}
+
+fn collect_defaults(schema: &Schema, at: &mut String, out: &mut Vec<String>) {
+    if let Some(value) = schema.get("default") {
+        out.push(format!("Default given in `{at}`: {value}."));
+    }
+    for_each_subschema(schema, |loc, sub| {
+        let len = at.len();
+        loc.push_to(at);
+        collect_defaults(sub, at, out);
+        at.truncate(len);
+    });
 }
 
 /// "Example: \"Paris\"." / "Examples: 1, 2."

@@ -56,6 +56,17 @@ impl Transform for GeminiNumberFormats {
 
 recording!(GeminiNumberFormats);
 
+/// The type a `format` a target keeps belongs to: OpenAPI's `int32`/`int64` describe integers
+/// and `float`/`double` numbers; every other format describes strings. Gemini takes a format
+/// only on its own type (`int64` on a string is refused), and so a format is kept only there.
+pub(crate) fn format_type(format: &str) -> &'static str {
+    match format {
+        "int32" | "int64" => "integer",
+        "float" | "double" => "number",
+        _ => "string",
+    }
+}
+
 /// The range of the Rust integer type schemars names by `format`; `None` when it is not one of
 /// schemars' integer formats. The one table of these ranges: the renderings state bounds from
 /// it, and the argument pipeline uses it to tell which bounds serde already enforces.

@@ -9,7 +9,8 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
-use super::describe::{append_sentences, enum_sentence};
+use super::describe::{append_sentences, ensure_period, enum_sentence};
+use super::formats::format_type;
 use super::merge::merge_ref_siblings;
 use super::node::{insert_after, json_type, take, type_names};
 use super::walk::{recording, transform_subschemas_tracked};
@@ -97,9 +98,17 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
         .filter(|b| !is_null_branch(b))
         .cloned()
         .collect();
+    // What a null branch said in words (a description, a default said there) goes with it
+    // into the node, so it is not lost with the branch.
+    let said: Vec<String> = branches
+        .iter()
+        .filter(|b| is_null_branch(b))
+        .filter_map(|b| b.get("description").and_then(Value::as_str))
+        .map(ensure_period)
+        .collect();
     rewritten(rec, "an `anyOf` with a `null` branch", "`nullable: true`");
     let only_at = branches.iter().position(|b| !is_null_branch(b));
-    match <[Value; 1]>::try_from(others) {
+    let changed = match <[Value; 1]>::try_from(others) {
         Ok([only]) => {
             if let Some(at) = only_at {
                 let here = rec.pointer.clone();
@@ -131,7 +140,9 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
             set_nullable(node);
             false
         }
-    }
+    };
+    append_sentences(node, &said);
+    changed
 }
 
 /// Which type a keyword constrains, for splitting a multi-type node.
@@ -154,15 +165,6 @@ fn keyword_type(keyword: &str) -> Option<&'static [&'static str]> {
         | "propertyOrdering" => &["object"],
         _ => return None,
     })
-}
-
-/// `format` belongs to the type it describes.
-fn format_type(format: &str) -> &'static str {
-    match format {
-        "int32" | "int64" => "integer",
-        "float" | "double" => "number",
-        _ => "string",
-    }
 }
 
 fn split_type_array(node: &mut Map<String, Value>, rec: &mut Recorder) {

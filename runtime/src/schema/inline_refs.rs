@@ -556,12 +556,18 @@ impl Transform for CutRecursiveRefs {
                          above (the structure is recursive, or too large to write out in full)."
                     )
                 };
+                // The default beside the reference is the author's too: it stays, for
+                // `DescribeDefaults` to say.
+                let default = node.get("default").cloned();
                 node.clear();
                 node.insert("type".to_owned(), Value::from("object"));
                 node.insert(
                     "description".to_owned(),
                     Value::from(format!("{said}{sentence}")),
                 );
+                if let Some(default) = default {
+                    node.insert("default".to_owned(), default);
+                }
                 return;
             }
         }

@@ -20,10 +20,12 @@ mod walk;
 mod all_of;
 mod const_enum;
 mod defaults;
+mod dialect;
 mod exclusive_bounds;
 mod formats;
 mod gemini;
 mod inline_refs;
+mod loose_lists;
 mod objects;
 mod one_of;
 mod repair;
@@ -33,6 +35,7 @@ mod strict_check;
 mod titles;
 mod unit_enums;
 mod unsupported;
+mod upgrade;
 
 #[cfg(test)]
 mod pipeline_tests;
@@ -41,5 +44,6 @@ mod test_util;
 
 pub(crate) use canonical::canonicalize;
 pub(crate) use describe::format_phrase;
+pub(crate) use dialect::dialect_problems;
 pub(crate) use formats::integer_range;
 pub(crate) use pipeline::{Policy, render_for, render_output_for};

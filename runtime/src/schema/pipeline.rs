@@ -210,6 +210,13 @@ struct Present {
 }
 
 impl Present {
+    /// Whether `RepairShapes` may have something to do: a shape the schema has, or one that
+    /// merging branches (`allOf`, `$ref` siblings, a folded root `anyOf`/`oneOf`) may make, such
+    /// as a type-less branch's `properties` merged beside `type: "string"`.
+    fn repair_after_merges(self) -> bool {
+        self.repair || self.all_of || self.refs || self.any_of || self.one_of
+    }
+
     fn of(schema: &Schema) -> Present {
         let mut present = Present::default();
         present.scan(schema);
@@ -361,7 +368,7 @@ fn openai(
         .apply_if(present.constant, ConstToEnum::default())
         .apply_if(present.all_of, SimplifyAllOf::new(false))
         .apply_if(present.format, DropIntegerFormats::default())
-        .apply_if(present.repair, RepairShapes::default())
+        .apply_if(present.repair_after_merges(), RepairShapes::default())
         .apply(DescribeUnsupported {
             plain_patterns_only: true,
             ..DescribeUnsupported::new(OPENAI_UNSUPPORTED, OPENAI_FORMATS, None)
@@ -408,7 +415,7 @@ fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<
         .apply_if(present.all_of, SimplifyAllOf::new(true))
         .apply(GeminiNumberFormats::default())
         .apply(IntegerExclusiveBounds::default())
-        .apply_if(present.repair, RepairShapes::default())
+        .apply_if(present.repair_after_merges(), RepairShapes::default())
         .apply(DescribeUnsupported::new(
             GEMINI_UNSUPPORTED,
             GEMINI_FORMATS,

@@ -6,7 +6,7 @@
 use schemars::Schema;
 use serde_json::{Map, Value};
 
-use super::node::{is_object_node, property_names, required_names};
+use super::node::{has_type, is_object_node, property_names, required_names};
 use super::walk::{Loc, for_each_subschema};
 
 /// Keywords strict mode refuses (the transforms before the check describe the rest away).
@@ -124,6 +124,13 @@ impl Checker {
         // have keywords {'description'}").
         if node.contains_key("$ref") && node.len() > 1 {
             self.problem("a `$ref` with keywords beside it cannot be strict");
+        }
+        // OpenAI refuses it outright ("array schema missing items"); `RepairShapes` gives every
+        // array `items` before this runs, so this holds what a later transform might undo.
+        if has_type(node, "array") && !has("items") {
+            self.problem(
+                "an array without `items` cannot be strict (\"array schema missing items\")",
+            );
         }
         if is_object_node(node) {
             self.check_object(node);

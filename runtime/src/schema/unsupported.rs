@@ -13,11 +13,12 @@ use super::describe::{
     UNIQUE_ITEMS, all_of_sentence, append_sentences, conditional_sentence, const_sentence,
     contains_sentence, count_sentence, dependent_required_sentences, dependent_schemas_sentences,
     examples_sentence, exclusive_sentences, format_sentence, generic_sentence, length_sentence,
-    map_sentence, multiple_of_sentence, not_sentence, pattern_properties_sentences,
-    pattern_sentence, property_names_sentence, range_sentence, tuple_sentence,
-    unevaluated_sentence,
+    map_sentence, multiple_of_sentence, nested_default_sentences, not_sentence,
+    pattern_properties_sentences, pattern_sentence, property_names_sentence, range_sentence,
+    tuple_sentence, unevaluated_sentence,
 };
-use super::node::take;
+use super::formats::format_type;
+use super::node::{has_type, take};
 use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
@@ -112,10 +113,14 @@ impl DescribeUnsupported {
         }
     }
 
-    /// Whether the node's `format` is one the target keeps.
+    /// Whether the node's `format` is one the target keeps, on a node of the type it describes
+    /// (Gemini refuses `int64` on a string, `date-time` on an integer, and a format on a node
+    /// without a type).
     fn format_kept(&self, node: &Map<String, Value>) -> bool {
         match node.get("format") {
-            Some(Value::String(f)) => self.kept_formats.contains(&f.as_str()),
+            Some(Value::String(f)) => {
+                self.kept_formats.contains(&f.as_str()) && has_type(node, format_type(f))
+            }
             _ => false,
         }
     }
@@ -244,12 +249,13 @@ impl DescribeUnsupported {
     fn arrays(&mut self, node: &mut Map<String, Value>, out: &mut Said) {
         let mut exact_tuple = false;
         if self.listed("prefixItems") {
-            if let Some((sentence, exact)) = rewrite_tuple(node) {
+            if let Some((sentence, exact, defaults)) = rewrite_tuple(node) {
                 self.rec.record(ChangeKind::Rewritten {
                     from: "`prefixItems` (a tuple)".to_owned(),
                     to: "`items` with the length in `minItems`/`maxItems`".to_owned(),
                 });
                 out.say(&["prefixItems"], sentence);
+                out.say_all(&["prefixItems"], defaults);
                 exact_tuple = exact;
             }
         }
@@ -273,6 +279,10 @@ impl DescribeUnsupported {
             out.say(
                 &["contains"],
                 contains_sentence(&contains, min.as_ref(), max.as_ref()),
+            );
+            out.say_all(
+                &["contains"],
+                nested_default_sentences("contains", &contains),
             );
         }
     }
@@ -302,6 +312,10 @@ impl DescribeUnsupported {
         }
         if let Some(names) = self.take(node, "propertyNames") {
             out.say(&["propertyNames"], property_names_sentence(&names));
+            out.say_all(
+                &["propertyNames"],
+                nested_default_sentences("propertyNames", &names),
+            );
         }
         for keyword in ["unevaluatedProperties", "unevaluatedItems"] {
             if let Some(value) = self.take(node, keyword) {
@@ -326,6 +340,7 @@ impl DescribeUnsupported {
     fn logic(&self, node: &mut Map<String, Value>, out: &mut Said) {
         if let Some(not) = self.take(node, "not") {
             out.say(&["not"], not_sentence(&not));
+            out.say_all(&["not"], nested_default_sentences("not", &not));
         }
         let condition = self.take(node, "if");
         let then = self.take(node, "then");
@@ -334,6 +349,13 @@ impl DescribeUnsupported {
             &present(&[("if", &condition), ("then", &then), ("else", &otherwise)]),
             conditional_sentence(condition.as_ref(), then.as_ref(), otherwise.as_ref()),
         );
+        // The sentence says what each branch accepts; the defaults the author wrote in them
+        // are said apart, so that none is lost with the keyword.
+        for (keyword, branch) in [("if", &condition), ("then", &then), ("else", &otherwise)] {
+            if let Some(branch) = branch {
+                out.say_all(&[keyword], nested_default_sentences(keyword, branch));
+            }
+        }
         if let Some(all_of) = self.take(node, "allOf") {
             out.say(&["allOf"], all_of_sentence(&all_of));
         }
@@ -381,12 +403,13 @@ pub(crate) fn is_plain_pattern(pattern: &str) -> bool {
 
 /// Replaces `prefixItems` (a tuple) by `items` (the distinct item schemas) and the length as
 /// `minItems`/`maxItems`; returns the sentence giving the order, and whether the length is
-/// exact.
-fn rewrite_tuple(node: &mut Map<String, Value>) -> Option<(String, bool)> {
+/// exact, and the defaults of the item schemas that `items` does not keep (an open tuple's
+/// `items` is `{}`).
+fn rewrite_tuple(node: &mut Map<String, Value>) -> Option<(String, bool, Vec<String>)> {
     let at = node.keys().position(|k| k == "prefixItems")?;
     let tuple = match take(node, "prefixItems")? {
         Value::Array(tuple) => tuple,
-        other => return Some((generic_sentence("prefixItems", &other), false)),
+        other => return Some((generic_sentence("prefixItems", &other), false, Vec::new())),
     };
     let len = tuple.len();
     let rest = take(node, "items");
@@ -403,19 +426,34 @@ fn rewrite_tuple(node: &mut Map<String, Value>) -> Option<(String, bool)> {
         }
     }
     let items = match distinct.len() {
+        // An open tuple takes further items of any type: `{}` says so, and the targets that
+        // describe tuples refuse an array without `items` ("array schema missing items",
+        // "items: missing field"). Strict mode cannot take `{}`, and says why.
+        _ if open_rest && !exact => Some(Value::Object(Map::new())),
         0 => None,
         1 => distinct.pop(),
         _ => Some(serde_json::json!({ "anyOf": distinct })),
     };
-    if let (Some(items), true) = (items, exact || !open_rest) {
+    if let Some(items) = items {
         node.shift_insert(at.min(node.len()), "items".into(), items);
     }
     if exact {
         node.insert("minItems".into(), len.into());
         node.insert("maxItems".into(), len.into());
     }
+    let defaults = if open_rest && !exact {
+        let each = tuple.iter().enumerate();
+        each.flat_map(|(i, item)| nested_default_sentences(&format!("prefixItems/{i}"), item))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let rest = rest.filter(|_| !exact);
-    Some((tuple_sentence(&tuple, exact, rest.as_ref()), exact))
+    Some((
+        tuple_sentence(&tuple, exact, rest.as_ref()),
+        exact,
+        defaults,
+    ))
 }
 
 #[cfg(test)]
@@ -520,7 +558,8 @@ mod tests {
             json_schema!({"properties": {
                 "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "minItems": 2, "maxItems": 2},
                 "same": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "string"}], "items": false},
-                "open": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "boolean"}, "minItems": 1}
+                "open": {"type": "array", "prefixItems": [{"type": "string"}], "items": {"type": "boolean"}, "minItems": 1},
+                "loose": {"type": "array", "prefixItems": [{"type": "string"}]}
             }}),
             json_schema!({"properties": {
                 "pair": {"description": "A list of exactly 2 items: first a string, then an integer.", "type": "array",
@@ -528,7 +567,9 @@ mod tests {
                 "same": {"description": "A list of exactly 2 items: first a string, then a string.", "type": "array",
                          "items": {"type": "string"}},
                 "open": {"description": "A list starting with a string; any further items are a boolean. Must have at least 1 item.",
-                         "type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "boolean"}]}}
+                         "type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "boolean"}]}},
+                "loose": {"description": "A list starting with a string; any further items are any value.",
+                          "type": "array", "items": {}}
             }}),
         );
     }

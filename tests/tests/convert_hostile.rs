@@ -1,0 +1,403 @@
+//! `tooldef::convert` on odd, random and invalid input schemas: every converted tool is one its
+//! target takes, its MCP rendering is valid JSON Schema 2020-12, its properties keep their
+//! order, and a tool that cannot be converted says why.
+//!
+//! The random cases come from `tooldef_tests::odd_schemas` with a fixed seed (`HOSTILE_SEED`
+//! and `HOSTILE_CASES` override it and the count); the cases worth keeping by name are files in
+//! `tests/fixtures/hostile/schemas/`, each with its expected outcome in the README there.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tooldef::Target;
+use tooldef::convert::{Conversion, ConvertOptions, Strictness, convert};
+use tooldef::report::{ChangeKind, Place};
+use tooldef_tests::accept::refusals;
+use tooldef_tests::odd_schemas::{self, DEFAULT_CASES, DEFAULT_SEED};
+use tooldef_tests::{default_sentence, walk};
+
+const TARGETS: [Target; 5] = [
+    Target::Mcp,
+    Target::ChatCompletions,
+    Target::Responses,
+    Target::Anthropic,
+    Target::Gemini,
+];
+
+fn lenient() -> ConvertOptions {
+    ConvertOptions {
+        lenient: true,
+        ..ConvertOptions::default()
+    }
+}
+
+fn parameters(tool: &Value, target: Target) -> Option<&Value> {
+    match target {
+        Target::Mcp => tool.get("inputSchema"),
+        Target::ChatCompletions => tool["function"].get("parameters"),
+        Target::Responses | Target::Gemini => tool.get("parameters"),
+        Target::Anthropic => tool.get("input_schema"),
+    }
+}
+
+/// Whether a change is one of the repairs made to an invalid input schema.
+fn is_repair(kind: &ChangeKind) -> bool {
+    match kind {
+        ChangeKind::Removed { why, .. }
+        | ChangeKind::Rewritten { to: why, .. }
+        | ChangeKind::Added { why, .. } => why.contains("not valid JSON Schema"),
+        _ => false,
+    }
+}
+
+/// Where the properties of `input` (at every object reached through `properties`) are out of
+/// order in `output`: the input's names that the output has must come in the input's order.
+fn order_problems(input: &Value, output: &Value, at: &str, out: &mut Vec<String>) {
+    let (Some(Value::Object(ins)), Some(Value::Object(outs))) =
+        (input.get("properties"), output.get("properties"))
+    else {
+        return;
+    };
+    let kept: Vec<&str> = ins
+        .keys()
+        .map(String::as_str)
+        .filter(|k| outs.contains_key(*k))
+        .collect();
+    let shown: Vec<&str> = outs
+        .keys()
+        .map(String::as_str)
+        .filter(|k| ins.contains_key(*k))
+        .collect();
+    if kept != shown {
+        out.push(format!("{at}: {kept:?} became {shown:?}"));
+    }
+    if let Some(Value::Array(ordering)) = output.get("propertyOrdering") {
+        let ordering: Vec<&str> = ordering.iter().filter_map(Value::as_str).collect();
+        let keys: Vec<&str> = outs.keys().map(String::as_str).collect();
+        if ordering != keys {
+            out.push(format!(
+                "{at}: propertyOrdering {ordering:?} is not {keys:?}"
+            ));
+        }
+    }
+    for (name, sub) in ins {
+        if let Some(sub_out) = outs.get(name) {
+            order_problems(sub, sub_out, &format!("{at}/properties/{name}"), out);
+        }
+    }
+}
+
+/// The defaults of `input` that `output` neither carries as a `default` nor says in a
+/// description ("Default: 3.", "Default given in `then`: 3.").
+fn lost_defaults(input: &Value, output: &Value) -> Vec<String> {
+    let kept: Vec<&Value> = walk(output)
+        .iter()
+        .filter_map(|n| n.schema.get("default"))
+        .collect();
+    let said: String = walk(output)
+        .iter()
+        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    walk(input)
+        .iter()
+        // Definitions are checked where they are used (unused ones are dropped, with reason).
+        .filter(|n| !n.pointer.starts_with("/$defs") && !n.pointer.starts_with("/definitions"))
+        .filter_map(|n| Some((n.pointer.clone(), n.schema.get("default")?)))
+        .filter(|(_, value)| {
+            let sentence = default_sentence(value);
+            let shown = sentence
+                .trim_start_matches("Default: ")
+                .trim_end_matches('.');
+            !kept.contains(value) && !said.contains(shown)
+        })
+        .map(|(at, value)| format!("`{at}`: the default {value} is lost"))
+        .collect()
+}
+
+/// What one conversion breaks, as lines.
+fn problems(tool: &Value, conversion: &Conversion) -> Vec<String> {
+    let target = conversion.target;
+    let mut out = Vec::new();
+    for converted in &conversion.tools {
+        let wire = converted.to_json();
+        out.extend(
+            refusals(&wire, target)
+                .into_iter()
+                .map(|r| format!("refused: {r}")),
+        );
+        if target == Target::Mcp {
+            let schema = &wire["inputSchema"];
+            if let Err(err) = jsonschema::draft202012::meta::validate(schema) {
+                out.push(format!("MCP rendering not valid 2020-12: {err}"));
+            }
+        }
+        if let Some(schema) = parameters(&wire, target) {
+            order_problems(&tool["inputSchema"], schema, "", &mut out);
+            // `properties` on a node that cannot be an object never applied; the report says
+            // they were removed, defaults and all.
+            let dropped_properties = converted.rendering.report.changes().iter().any(|c| {
+                matches!(&c.kind, ChangeKind::Removed { keyword, .. } if keyword == "properties")
+            });
+            if !dropped_properties {
+                out.extend(lost_defaults(&tool["inputSchema"], schema));
+            }
+        }
+    }
+    for rejected in &conversion.rejected {
+        if rejected.reasons.is_empty() || rejected.reasons.iter().any(String::is_empty) {
+            out.push("rejected without a reason".to_owned());
+        }
+    }
+    out
+}
+
+fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
+}
+
+#[test]
+fn random_odd_schemas_convert_to_what_each_target_takes() {
+    let seed = env_or("HOSTILE_SEED", DEFAULT_SEED);
+    let count = env_or("HOSTILE_CASES", DEFAULT_CASES);
+    let cases = odd_schemas::cases(seed, count);
+    let (mut converted, mut rejected, mut repaired) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for case in &cases {
+        let mut rejected_in = Vec::new();
+        for target in TARGETS {
+            let conversion = convert(&case.tool, target, &lenient())
+                .unwrap_or_else(|err| panic!("case {}: {target}: {err}", case.index));
+            for problem in problems(&case.tool, &conversion) {
+                failures.push(format!(
+                    "case {} ({target}): {problem}\n  input: {}",
+                    case.index, case.tool["inputSchema"]
+                ));
+            }
+            converted += conversion.tools.len();
+            rejected += conversion.rejected.len();
+            if !conversion.rejected.is_empty() {
+                rejected_in.push(target);
+            }
+            repaired += conversion
+                .tools
+                .iter()
+                .filter(|t| {
+                    t.rendering
+                        .report
+                        .changes()
+                        .iter()
+                        .any(|c| is_repair(&c.kind))
+                })
+                .count();
+        }
+        // An invalid schema is refused for what it is, not for a target: in all of them or none.
+        if !rejected_in.is_empty() && rejected_in.len() != TARGETS.len() && case.invalid.is_some() {
+            failures.push(format!(
+                "case {}: {:?} rejected only for {rejected_in:?}",
+                case.index, case.invalid
+            ));
+        }
+        if matches!(
+            case.invalid,
+            Some("misspelt type" | "empty type list" | "ref not a string" | "properties as a list")
+        ) && rejected_in.len() != TARGETS.len()
+        {
+            failures.push(format!(
+                "case {}: {:?} was converted\n  input: {}",
+                case.index, case.invalid, case.tool["inputSchema"]
+            ));
+        }
+    }
+    println!(
+        "hostile: seed {seed:#x}, {} cases × {} targets: {converted} converted, {rejected} rejected, \
+         {repaired} repaired",
+        cases.len(),
+        TARGETS.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures (seed {seed:#x}); the first ones:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(15)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+/// What a fixture must come to.
+enum Expect {
+    /// Rejected in every target, a reason containing this.
+    Rejected(&'static str),
+    /// Converted in every target, with a repair whose note contains this.
+    Repaired(&'static str),
+    /// Converted in every target; this target's schema (as JSON text) contains this.
+    Says(Target, &'static str),
+}
+
+/// Every file of `tests/fixtures/hostile/schemas/`, with its expected outcome (the README there
+/// lists the same).
+const FIXTURES: &[(&str, Expect)] = &[
+    (
+        "misspelt_type",
+        Expect::Rejected(
+            "at `/properties/query/type`: `strnig` is not a type; did you mean `string`?",
+        ),
+    ),
+    (
+        "empty_type_list",
+        Expect::Rejected("at `/properties/query/type`: an empty `type` list allows no value"),
+    ),
+    (
+        "ref_not_a_string",
+        Expect::Rejected("at `/properties/query/$ref`: `$ref` must be a string"),
+    ),
+    (
+        "minimum_as_a_string",
+        Expect::Rejected("`minimum` must be a number, got the string `\"1\"`; did you mean `1`"),
+    ),
+    (
+        "required_true_on_a_property",
+        Expect::Rejected("list the property in its object's `required` instead"),
+    ),
+    (
+        "unknown_dialect",
+        Expect::Rejected("is not a JSON Schema dialect tooldef knows"),
+    ),
+    (
+        "invalid_pattern",
+        Expect::Rejected("at `/properties/code/pattern`"),
+    ),
+    (
+        "duplicate_required",
+        Expect::Repaired("`path` listed again"),
+    ),
+    (
+        "required_as_a_string",
+        Expect::Repaired("`required` is a list of names"),
+    ),
+    ("duplicate_type", Expect::Repaired("a type listed twice")),
+    (
+        "open_tuple_without_items",
+        Expect::Says(Target::ChatCompletions, r#""items":{}"#),
+    ),
+    (
+        "draft07_tuple_and_dependencies",
+        Expect::Says(Target::Mcp, r#""dependentRequired":{"pair":["zeta"]}"#),
+    ),
+    (
+        "string_formats_for_gemini",
+        Expect::Says(Target::Gemini, "Must be a 64-bit integer."),
+    ),
+    (
+        "defaults_in_conditionals",
+        Expect::Says(Target::Gemini, "Default given in `then`: \\\"abc\\\"."),
+    ),
+    (
+        "recursive_ref_with_default",
+        Expect::Says(Target::Gemini, r#"Default: {\"v\":1}."#),
+    ),
+    (
+        "null_branch_with_a_description",
+        Expect::Says(Target::Gemini, "Leave it out for all."),
+    ),
+];
+
+#[test]
+fn every_hostile_fixture_comes_to_its_expected_outcome() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hostile/schemas");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the fixtures folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix(".json").map(str::to_owned))
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> = FIXTURES.iter().map(|(f, _)| (*f).to_owned()).collect();
+    listed.sort();
+    assert_eq!(
+        files, listed,
+        "every fixture has an expected outcome, and only those"
+    );
+    let mut failures = Vec::new();
+    for (file, expect) in FIXTURES {
+        let text = std::fs::read_to_string(dir.join(format!("{file}.json"))).expect("fixture");
+        let tool: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        for target in TARGETS {
+            let conversion = convert(&tool, target, &lenient()).expect("converts");
+            for problem in problems(&tool, &conversion) {
+                failures.push(format!("{file} ({target}): {problem}"));
+            }
+            let reasons: Vec<&String> = conversion
+                .rejected
+                .iter()
+                .flat_map(|r| &r.reasons)
+                .collect();
+            let notes: Vec<String> = conversion
+                .tools
+                .iter()
+                .flat_map(|t| t.rendering.report.changes())
+                .filter(|c| c.place == Place::Input && is_repair(&c.kind))
+                .map(|c| c.kind.to_string())
+                .collect();
+            let ok = match expect {
+                Expect::Rejected(why) => {
+                    conversion.tools.is_empty() && reasons.iter().any(|r| r.contains(why))
+                }
+                Expect::Repaired(note) => {
+                    conversion.rejected.is_empty() && notes.iter().any(|n| n.contains(note))
+                }
+                Expect::Says(at, text) => {
+                    conversion.rejected.is_empty()
+                        && (*at != target
+                            || conversion
+                                .to_json()
+                                .iter()
+                                .any(|t| t.to_string().contains(text)))
+                }
+            };
+            if !ok {
+                failures.push(format!(
+                    "{file} ({target}): rejected {reasons:?}, repairs {notes:?}, tools {:?}",
+                    conversion.to_json()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_array_without_items_is_not_strict_and_refused_under_strictness_on() {
+    let tool = json!({"name": "t", "description": "T.", "inputSchema": {"type": "object",
+        "properties": {"xs": {"type": "array"}, "xy": {"type": "array", "prefixItems": [{"type": "number"}]}},
+        "required": ["xs", "xy"]}});
+    let auto = convert(&tool, Target::Responses, &lenient()).unwrap();
+    let wire = auto.tools[0].to_json();
+    assert_eq!(wire["strict"], false);
+    assert_eq!(wire["parameters"]["properties"]["xy"]["items"], json!({}));
+    assert!(refusals(&wire, Target::Responses).is_empty(), "{wire}");
+    let not_strict: Vec<&str> = auto.tools[0]
+        .rendering
+        .report
+        .not_strict()
+        .map(|c| c.pointer.as_str())
+        .collect();
+    assert_eq!(not_strict, ["/properties/xs/items", "/properties/xy/items"]);
+    let on = ConvertOptions {
+        strict: Strictness::On,
+        lenient: true,
+    };
+    let refused = convert(&tool, Target::ChatCompletions, &on).unwrap();
+    assert!(refused.tools.is_empty());
+    assert!(
+        refused.rejected[0].reasons[0].contains("`/properties/xs/items`"),
+        "{:?}",
+        refused.rejected
+    );
+}
