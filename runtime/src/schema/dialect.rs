@@ -21,6 +21,7 @@ use schemars::transform::Transform;
 use serde_json::Value;
 
 use super::loose_lists::RepairLooseLists;
+use super::walk::for_each_subschema;
 use super::upgrade::UpgradeDialect;
 
 /// The JSON Schema drafts a foreign schema may declare, by their meta-schema URIs.
@@ -112,7 +113,10 @@ pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
     let repaired = repaired.to_value();
     let validator = dialect.meta_validator();
     let mut problems: Vec<Fault> = Vec::new();
-    for error in validator.iter_errors(&repaired) {
+    // Collecting errors costs several times what a yes or no does, and nearly every schema is
+    // valid.
+    let valid = validator.is_valid(&repaired);
+    for error in validator.iter_errors(&repaired).filter(|_| !valid) {
         let pointer = error.instance_path().as_str().to_owned();
         let what = explain(&repaired, &pointer, &error.to_string());
         let problem = (pointer, what);
@@ -127,6 +131,9 @@ pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
         return Vec::new();
     };
     UpgradeDialect::new(dialect).transform(&mut upgraded);
+    if !needs_compiling(&upgraded) {
+        return Vec::new();
+    }
     if let Err(error) = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(upgraded.as_value())
@@ -134,6 +141,26 @@ pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
         return vec![(error.schema_path().as_str().to_owned(), error.to_string())];
     }
     Vec::new()
+}
+
+/// Whether compiling the schema can find what its meta-schema cannot: a `pattern` that is not a
+/// regular expression, a `$ref` to nothing. Compiling (which validates against the meta-schema
+/// again) cost more than the whole rest of a conversion, so a schema without such keywords (most
+/// of them) is not compiled.
+fn needs_compiling(schema: &Schema) -> bool {
+    let here = schema.as_object().is_some_and(|node| {
+        node.keys().any(|key| {
+            matches!(
+                key.as_str(),
+                "pattern" | "patternProperties" | "$ref" | "$dynamicRef" | "$recursiveRef"
+            )
+        })
+    });
+    let mut below = false;
+    if !here {
+        for_each_subschema(schema, |_, sub| below = below || needs_compiling(sub));
+    }
+    here || below
 }
 
 /// The JSON types.
