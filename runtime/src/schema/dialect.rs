@@ -21,8 +21,8 @@ use schemars::transform::Transform;
 use serde_json::Value;
 
 use super::loose_lists::RepairLooseLists;
-use super::walk::for_each_subschema;
 use super::upgrade::UpgradeDialect;
+use super::walk::for_each_subschema;
 
 /// The JSON Schema drafts a foreign schema may declare, by their meta-schema URIs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
