@@ -124,6 +124,18 @@ impl ToolOutput {
         }
     }
 
+    /// Whether `block` is the structured content written as JSON text (as [`ToolOutput::json`]
+    /// writes it, and as MCP asks of a tool with structured content): a block that says nothing
+    /// the structured content does not, for an API that carries one or the other.
+    pub fn repeats_structured(&self, block: &Content) -> bool {
+        match (block, &self.structured) {
+            (Content::Text(text), Some(structured)) => {
+                serde_json::from_str::<Value>(text).is_ok_and(|parsed| parsed == *structured)
+            }
+            _ => false,
+        }
+    }
+
     /// All blocks in words, joined by blank lines: what a target without content blocks
     /// (OpenAI's `tool` message, Responses `function_call_output`) receives.
     pub fn to_text(&self) -> String {

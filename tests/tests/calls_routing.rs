@@ -1,11 +1,16 @@
 //! The runtime half of an MCP-to-LLM proxy: tools listed from an MCP server, converted for Chat
 //! Completions, the model's calls routed back to the server (under their original names), to a
-//! `ToolSet`, or to the caller; answers produced in order.
+//! `ToolSet`, or to the caller; answers produced in order, for OpenAI's two APIs, Anthropic and
+//! Gemini.
 
 use rmcp::ServiceExt;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
-use tooldef::calls::{ChatCallAccumulator, Router, chat_tool_calls, responses_tool_calls};
+use tooldef::calls::{
+    ChatCallAccumulator, Router, anthropic_tool_calls, anthropic_tool_results_message,
+    chat_tool_calls, gemini_function_calls, gemini_function_responses_content,
+    responses_tool_calls,
+};
 use tooldef::convert::{ConvertOptions, convert};
 use tooldef::mcp::McpServer;
 
@@ -119,6 +124,60 @@ async fn calls_are_routed_to_the_server_the_toolset_and_the_caller_in_order() {
         items[0],
         json!({"type": "function_call_output", "call_id": "c1", "output": "42"})
     );
+
+    // The same calls as an Anthropic reply, with text between them: one `tool_result` block per
+    // answered call, in order, a failure marked `is_error`, and all of them (with the caller's
+    // own result) in the one user message Anthropic wants.
+    let message = json!({"type": "message", "role": "assistant", "content":
+        std::iter::once(json!({"type": "text", "text": "Let me check."}))
+            .chain(calls.iter().map(|c| json!({"type": "tool_use", "id": c.id, "name": c.name,
+                "input": serde_json::from_str::<Value>(&c.arguments).unwrap()})))
+            .collect::<Vec<Value>>()});
+    let anthropic_calls = anthropic_tool_calls(&message).unwrap();
+    assert_eq!(anthropic_calls.len(), 5);
+    let (mut blocks, for_caller) = router.answer_anthropic(&anthropic_calls).await;
+    assert_eq!(
+        blocks[0],
+        json!({"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "42"}]})
+    );
+    assert_eq!(blocks[2]["is_error"], true, "{}", blocks[2]);
+    assert_eq!(blocks[3]["is_error"], true, "{}", blocks[3]);
+    assert_eq!(for_caller[0].id, "c2");
+    // The caller answers its own call and puts it in its place.
+    blocks.insert(
+        1,
+        json!({"type": "tool_result", "tool_use_id": "c2", "content": "yes"}),
+    );
+    let turn = anthropic_tool_results_message(blocks);
+    assert_eq!(turn["role"], "user");
+    let order: Vec<&str> = turn["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["c1", "c2", "c3", "c4", "c5"]);
+
+    // And as a Gemini reply, whose calls carry no ids: the answers go by name and order.
+    let response = json!({"candidates": [{"content": {"role": "model", "parts":
+        calls.iter().map(|c| json!({"functionCall": {"name": c.name,
+            "args": serde_json::from_str::<Value>(&c.arguments).unwrap()}}))
+            .collect::<Vec<Value>>()}}]});
+    let gemini_calls = gemini_function_calls(&response).unwrap();
+    let (parts, for_caller) = router.answer_gemini(&gemini_calls).await;
+    assert_eq!(
+        parts[0],
+        json!({"functionResponse": {"name": "math_add", "response": {"output": "42"}}})
+    );
+    assert!(
+        parts[2]["functionResponse"]["response"]["error"].is_string(),
+        "{}",
+        parts[2]
+    );
+    assert_eq!(for_caller[0].name, "ask_user");
+    let content = gemini_function_responses_content(parts);
+    assert_eq!(content["role"], "user");
+    assert_eq!(content["parts"].as_array().unwrap().len(), 4);
     client.cancel().await.unwrap();
 }
 

@@ -1,9 +1,20 @@
-//! Tool calls in model replies: found in Chat Completions messages and Responses output (whole or
-//! streamed), routed to a [`ToolSet`], to a connected MCP server or back to the caller, and
-//! answered with the items each API expects, in order.
+//! Tool calls in model replies: found in Chat Completions messages, Responses output, Anthropic
+//! Messages' `tool_use` blocks and Gemini's `functionCall` parts (whole or streamed), routed to a
+//! [`ToolSet`], to a connected MCP server or back to the caller, and answered with the items each
+//! API expects, in order. One module per API: `openai`, `anthropic`, `gemini`.
 
+mod anthropic;
+mod gemini;
 mod openai;
 
+pub use anthropic::{
+    AnthropicCallAccumulator, anthropic_tool_calls, anthropic_tool_result,
+    anthropic_tool_results_message,
+};
+pub use gemini::{
+    GeminiCallAccumulator, gemini_function_calls, gemini_function_response,
+    gemini_function_responses_content,
+};
 pub use openai::{
     ChatCallAccumulator, ResponsesCallAccumulator, chat_tool_calls, chat_tool_message,
     responses_output_item, responses_tool_calls,
@@ -18,7 +29,9 @@ use crate::{CallContext, ToolOutput, ToolSet};
 /// One call a model asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
-    /// The call's id (`tool_calls[].id` in Chat Completions, `call_id` in Responses).
+    /// The call's id (`tool_calls[].id` in Chat Completions, `call_id` in Responses, the
+    /// `tool_use` block's `id` for Anthropic, `functionCall.id` for Gemini, or `gemini-call-N`
+    /// where Gemini gave none).
     pub id: String,
     /// The tool's name, as the model spelled it.
     pub name: String,
@@ -174,19 +187,45 @@ impl Router {
     /// caller whose calls depend on each other's effects answers them one by one with
     /// [`answer`](Self::answer).
     pub async fn answer_chat(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
-        self.answer_all(calls, chat_tool_message).await
+        // OpenAI's tool messages are text, and say a failure in it.
+        self.answer_all(calls, |call, output, _| {
+            chat_tool_message(&call.id, &output.to_text())
+        })
+        .await
     }
 
     /// Answers every call, in order, as Responses `function_call_output` items; calls to the
     /// caller's own tools are returned for the caller to answer.
     pub async fn answer_responses(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
-        self.answer_all(calls, responses_output_item).await
+        self.answer_all(calls, |call, output, _| {
+            responses_output_item(&call.id, &output.to_text())
+        })
+        .await
     }
 
+    /// Answers every call, in order, as Anthropic `tool_result` blocks (images as image blocks,
+    /// failures with `is_error`); calls to the caller's own tools are returned for the caller to
+    /// answer. Anthropic wants every result of a turn in one user message, first in it: put the
+    /// caller's own results beside these and pass them all to
+    /// [`anthropic_tool_results_message`], in the order of the calls.
+    pub async fn answer_anthropic(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
+        self.answer_all(calls, anthropic_tool_result).await
+    }
+
+    /// Answers every call, in order, as Gemini `functionResponse` parts (`{"output": …}`, or
+    /// `{"error": …}` for a failure; images in the response's `parts`); calls to the caller's own
+    /// tools are returned for the caller to answer. The parts of a turn go in one content:
+    /// [`gemini_function_responses_content`].
+    pub async fn answer_gemini(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
+        self.answer_all(calls, gemini_function_response).await
+    }
+
+    /// Answers every call, in order, with `build(call, output, is_error)`; calls to the caller's
+    /// own tools are returned for the caller to answer.
     async fn answer_all(
         &self,
         calls: &[ToolCall],
-        item: fn(&str, &str) -> Value,
+        build: impl Fn(&ToolCall, &ToolOutput, bool) -> Value,
     ) -> (Vec<Value>, Vec<ToolCall>) {
         let answers =
             futures_util::future::join_all(calls.iter().map(|call| self.answer(call))).await;
@@ -194,7 +233,9 @@ impl Router {
         let mut for_caller = Vec::new();
         for (call, answer) in calls.iter().zip(answers) {
             match answer {
-                Answer::Answered { output, .. } => items.push(item(&call.id, &output.to_text())),
+                Answer::Answered {
+                    output, is_error, ..
+                } => items.push(build(call, &output, is_error)),
                 Answer::Caller => for_caller.push(call.clone()),
             }
         }

@@ -1,0 +1,198 @@
+"""The requests tooldef builds for Anthropic and Gemini, checked against the official SDKs' own
+request types: `anthropic` (its `MessageCreateParams` TypedDicts) and `google-genai` (its pydantic
+models, which refuse unknown fields).
+
+Usage: provider_sdks.py REQUESTS.json   (the output of `cargo run --example provider_requests`)
+
+The anthropic SDK declares requests as TypedDicts and does not validate them at runtime, and
+pydantic's TypedDict validation lets unknown keys and some missing ones through; so the check here
+walks the SDK's own type hints strictly: every key known, every required key present, every
+literal matched, a union matched by one of its members.
+"""
+
+import collections.abc
+import json
+import sys
+import types as pytypes
+import typing
+
+import anthropic
+import pydantic
+import anthropic.types.message_create_params as message_create_params
+from google import genai
+from google.genai import types as genai_types
+from typing_extensions import is_typeddict
+
+
+def strict(value, tp, path, problems):
+    """Appends to `problems` every way `value` breaks `tp`; returns whether it holds."""
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is typing.Any or tp is object:
+        return True
+    if origin in (typing.Required, typing.NotRequired, typing.Annotated) or (
+        origin is not None and getattr(origin, "__name__", "") in ("Required", "NotRequired")
+    ):
+        return strict(value, args[0], path, problems)
+    if origin is typing.Literal:
+        if value in args:
+            return True
+        problems.append(f"{path}: {value!r} is not one of {args}")
+        return False
+    if origin in (typing.Union, pytypes.UnionType):
+        for member in args:
+            attempt = []
+            if strict(value, member, path, attempt):
+                return True
+        # Say why the member that matched furthest failed: the one whose problems lie deepest
+        # (a block whose `type` matched and whose fields did not), then the one with fewest.
+        reasons = []
+        for member in args:
+            attempt = []
+            strict(value, member, path, attempt)
+            reasons.append(attempt)
+        def depth(attempt):
+            return max((p.split(":")[0].count("/") for p in attempt), default=-1)
+        # A member whose literal `type` the value has is the one meant.
+        meant = [a for a in reasons if not any(p.startswith(f"{path}/type:") for p in a)]
+        best = max(meant or reasons, key=lambda attempt: (depth(attempt), -len(attempt)))
+        problems.extend(best or [f"{path}: matches none of {tp}"])
+        return False
+    if tp is type(None):
+        ok = value is None
+    elif tp is str:
+        ok = isinstance(value, str)
+    elif tp is bool:
+        ok = isinstance(value, bool)
+    elif tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif is_typeddict(tp):
+        if not isinstance(value, dict):
+            problems.append(f"{path}: expected an object ({tp.__name__}), got {type(value).__name__}")
+            return False
+        hints = typing.get_type_hints(tp, include_extras=True)
+        before = len(problems)
+        for key in value:
+            if key not in hints:
+                problems.append(f"{path}: `{key}` is not a field of {tp.__name__}")
+        # `__required_keys__` is wrong for TypedDicts whose annotations are strings (the SDK's
+        # `from __future__ import annotations`): read `Required`/`NotRequired` from the hints.
+        def required(hint):
+            name = getattr(typing.get_origin(hint), "__name__", "") or str(typing.get_origin(hint))
+            if "NotRequired" in name:
+                return False
+            return "Required" in name or getattr(tp, "__total__", True)
+        for key in [k for k, hint in hints.items() if required(hint)]:
+            if key not in value:
+                problems.append(f"{path}: `{key}` is missing ({tp.__name__})")
+        for key, item in value.items():
+            if key in hints:
+                strict(item, hints[key], f"{path}/{key}", problems)
+        return len(problems) == before
+    elif origin in (list, collections.abc.Iterable, collections.abc.Sequence) or tp in (list,):
+        if not isinstance(value, list):
+            problems.append(f"{path}: expected a list, got {type(value).__name__}")
+            return False
+        before = len(problems)
+        for i, item in enumerate(value):
+            strict(item, args[0] if args else typing.Any, f"{path}/{i}", problems)
+        return len(problems) == before
+    elif origin in (dict, collections.abc.Mapping) or tp is dict:
+        ok = isinstance(value, dict)
+    elif isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
+        # The SDK also lets a request carry its response models (a reply's blocks, sent back
+        # as they came); a request tooldef builds is JSON, so it must match the params.
+        problems.append(f"{path}: matches the response model {tp.__name__} only")
+        return False
+    else:
+        # A type the walk does not know (a date, a file): the SDK's own business.
+        return True
+    if not ok:
+        problems.append(f"{path}: expected {getattr(tp, '__name__', tp)}, got {value!r:.60}")
+    return ok
+
+
+def check_anthropic(request):
+    problems = []
+    strict(request, message_create_params.MessageCreateParamsNonStreaming, "", problems)
+    messages = request["messages"]
+    # What the API adds to the types: the results of a turn in one user message, first in it,
+    # one per tool_use of the turn before, in its order.
+    asked = [b["id"] for b in messages[1]["content"] if b["type"] == "tool_use"]
+    answered = [b.get("tool_use_id") for b in messages[2]["content"] if b["type"] == "tool_result"]
+    if answered != asked:
+        problems.append(f"the results {answered} do not answer the calls {asked} in order")
+    kinds = {c["type"] for b in messages[2]["content"] for c in b.get("content", [])}
+    for kind in ("text", "image", "document"):
+        if kind not in kinds:
+            problems.append(f"no `{kind}` block among the results: the example should show one")
+    return problems
+
+
+def check_gemini(request):
+    problems = []
+    for i, content in enumerate(request["contents"]):
+        try:
+            genai_types.Content.model_validate(content)
+        except Exception as error:  # pydantic's ValidationError, with every field at fault
+            problems.append(f"contents/{i}: {error}")
+    for i, tool in enumerate(request["tools"]):
+        try:
+            genai_types.Tool.model_validate(tool)
+        except Exception as error:
+            problems.append(f"tools/{i}: {error}")
+    calls = [p["functionCall"]["name"] for p in request["contents"][1]["parts"] if "functionCall" in p]
+    answers = [p["functionResponse"]["name"] for p in request["contents"][2]["parts"]]
+    if answers != calls:
+        problems.append(f"the responses {answers} do not answer the calls {calls} in order")
+    for part in request["contents"][2]["parts"]:
+        if not isinstance(part["functionResponse"].get("response"), dict):
+            problems.append(f"a functionResponse whose response is not an object: {part}")
+    return problems
+
+
+def broken(requests):
+    """The same requests with the faults a careless builder makes, which the checks must refuse:
+    a check that refuses nothing proves nothing."""
+    bad = json.loads(json.dumps(requests))
+    results = bad["anthropic"]["messages"][2]["content"]
+    results[0]["bogus"] = 1
+    del results[1]["tool_use_id"]
+    bad["anthropic"]["messages"][2]["content"] = results
+    parts = bad["gemini"]["contents"][2]["parts"]
+    parts[0]["functionResponse"]["response"] = "not an object"
+    parts[1]["functionResponse"]["bogus"] = 1
+    return bad
+
+
+def main():
+    requests = json.load(open(sys.argv[1]))
+    bad = broken(requests)
+    for name, check in (("anthropic", check_anthropic), ("gemini", check_gemini)):
+        found = check(bad[name])
+        if len(found) < 2:
+            print(f"{name}: the check let a broken request through ({found}); it proves nothing")
+            sys.exit(1)
+    failures = 0
+    for name, check, version in (
+        ("anthropic", check_anthropic, anthropic.__version__),
+        ("google-genai", check_gemini, genai.__version__),
+    ):
+        request = requests["anthropic" if name == "anthropic" else "gemini"]
+        problems = check(request)
+        tools = len(request["tools"]) if name == "anthropic" else len(request["tools"][0]["functionDeclarations"])
+        results = len(request["messages"][2]["content"]) if name == "anthropic" else len(request["contents"][2]["parts"])
+        if problems:
+            failures += 1
+            print(f"{name} {version}: REFUSED:")
+            for problem in problems:
+                print(f"  - {problem}")
+        else:
+            print(f"{name} {version}: accepted: {tools} tools, a turn of {results} results")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
