@@ -583,6 +583,50 @@ pub fn gemini_function_responses_content(parts: Vec<Value>) -> Value {
     json!({"role": "user", "parts": parts})
 }
 
+/// A request's Gemini `tools` (`Tool` objects: `{"functionDeclarations": […]}`, `googleSearch`,
+/// `codeExecution` and the rest) and function declarations of another source (a `ToolSet`'s or
+/// converted MCP tools' Gemini rendering) merged for one request: the declarations join the
+/// first `Tool` that has `functionDeclarations` (or one of their own, after the caller's), the
+/// caller's declarations win a name conflict, and each conflict is reported by name. The
+/// counterpart of [`merge_tool_lists`](super::merge_tool_lists) for Gemini's grouped shape.
+pub fn merge_gemini_tools(caller: &[Value], declarations: &[Value]) -> (Vec<Value>, Vec<String>) {
+    let declared = |tool: &Value| -> Vec<String> {
+        tool.get("functionDeclarations")
+            .or_else(|| tool.get("function_declarations"))
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(|d| d.get("name").and_then(Value::as_str).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let taken: HashSet<String> = caller.iter().flat_map(declared).collect();
+    let mut conflicts = Vec::new();
+    let mut added = Vec::new();
+    for declaration in declarations {
+        match declaration.get("name").and_then(Value::as_str) {
+            Some(name) if taken.contains(name) => conflicts.push(name.to_owned()),
+            _ => added.push(declaration.clone()),
+        }
+    }
+    let mut merged = caller.to_vec();
+    if added.is_empty() {
+        return (merged, conflicts);
+    }
+    let group = merged.iter_mut().find_map(|tool| {
+        let key = ["functionDeclarations", "function_declarations"]
+            .into_iter()
+            .find(|key| tool.get(key).is_some_and(Value::is_array))?;
+        tool.get_mut(key).and_then(Value::as_array_mut)
+    });
+    match group {
+        Some(list) => list.extend(added),
+        None => merged.push(json!({"functionDeclarations": added})),
+    }
+    (merged, conflicts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -597,6 +641,40 @@ mod tests {
 
     fn chunk(parts: Value) -> Value {
         json!({"candidates": [{"content": {"role": "model", "parts": parts}}]})
+    }
+
+    #[test]
+    fn merging_joins_the_callers_declarations_and_keeps_its_other_tools() {
+        let caller = vec![
+            json!({"googleSearch": {}}),
+            json!({"functionDeclarations": [{"name": "search", "description": "Theirs."}]}),
+        ];
+        let ours = vec![
+            json!({"name": "search", "description": "Ours."}),
+            json!({"name": "fetch", "description": "Ours."}),
+        ];
+        let (merged, conflicts) = merge_gemini_tools(&caller, &ours);
+        assert_eq!(conflicts, ["search"]);
+        assert_eq!(merged[0], json!({"googleSearch": {}}));
+        let names: Vec<&str> = merged[1]["functionDeclarations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["search", "fetch"]);
+        assert_eq!(
+            merged[1]["functionDeclarations"][0]["description"],
+            "Theirs."
+        );
+        // A request without declarations of its own gets a `Tool` of ours after its tools.
+        let (merged, conflicts) = merge_gemini_tools(&caller[..1], &ours);
+        assert!(conflicts.is_empty());
+        assert_eq!(merged.len(), 2);
+        assert_eq!(
+            merged[1]["functionDeclarations"].as_array().unwrap().len(),
+            2
+        );
     }
 
     #[test]

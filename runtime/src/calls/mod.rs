@@ -13,7 +13,7 @@ pub use anthropic::{
 };
 pub use gemini::{
     GeminiCallAccumulator, gemini_function_calls, gemini_function_response,
-    gemini_function_responses_content,
+    gemini_function_responses_content, merge_gemini_tools,
 };
 pub use openai::{
     ChatCallAccumulator, ResponsesCallAccumulator, chat_tool_calls, chat_tool_message,
@@ -286,8 +286,9 @@ pub async fn call_mcp(
     }
 }
 
-/// The caller's tools and another list merged for one request: the caller's win a name conflict,
-/// and each conflict is reported by name.
+/// The caller's tools and another list merged for one request (Chat Completions, Responses,
+/// Anthropic: a flat list of tools with names): the caller's win a name conflict, and each
+/// conflict is reported by name. Gemini groups its declarations: [`merge_gemini_tools`].
 pub fn merge_tool_lists(caller: &[Value], others: &[Value]) -> (Vec<Value>, Vec<String>) {
     let name_of = |tool: &Value| {
         tool.pointer("/function/name")
