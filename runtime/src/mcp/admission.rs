@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::arguments::{Unreadable, dispose, read_unique};
 use crate::{ArgumentProblem, ToolError};
 
-use super::envelope::{Captured, Envelope};
+use super::envelope::{Captured, Envelope, MAX_TRACKED_DEPTH};
 use super::transport::WireLimits;
 
 /// What to do with a line.
@@ -143,6 +143,9 @@ pub(super) fn admit(line: Option<&[u8]>, envelope: &Envelope, limits: &WireLimit
             ),
         ));
     }
+    if let Some(message) = straight(line, envelope, &id) {
+        return Admission::Deliver(Box::new(message));
+    }
     let value = match read_unique(line) {
         Ok(value) => value,
         Err(Unreadable::Syntax(problem)) => {
@@ -161,6 +164,30 @@ pub(super) fn admit(line: Option<&[u8]>, envelope: &Envelope, limits: &WireLimit
         Ok(message) => Admission::Deliver(Box::new(message)),
         Err(refusal) => refuse(envelope, &id, refusal),
     }
+}
+
+/// The common case, read straight from the text as rmcp itself reads it: a message in which the
+/// scan found every member as JSON-RPC wants it and no key given twice. Anything else, and a
+/// message serde or rmcp refuses, takes the exact path (a `Value` that refuses duplicate keys,
+/// then the checks), which says what is wrong; so this path only saves the work of that one.
+fn straight(line: &[u8], envelope: &Envelope, id: &Id) -> Option<RxJsonRpcMessage<RoleServer>> {
+    let plain = envelope.first == Some(b'{')
+        && envelope.max_depth <= MAX_TRACKED_DEPTH
+        && !envelope.maybe_duplicate
+        && !envelope.escaped_key
+        && matches!(&envelope.jsonrpc, Captured::Raw(raw) if raw == b"\"2.0\"")
+        && matches!(id, Id::Absent | Id::Valid(_))
+        && envelope.params_first.is_none_or(|first| first == b'{')
+        && match &envelope.method {
+            Captured::Raw(raw) => raw.first() == Some(&b'"'),
+            Captured::Absent => envelope.has_result_or_error,
+            Captured::Unusable => false,
+        };
+    if !plain {
+        return None;
+    }
+    let message = serde_json::from_slice(line).ok()?;
+    misread(&message).is_none().then_some(message)
 }
 
 /// A line without its byte order mark, carriage return and surrounding whitespace.
@@ -267,26 +294,31 @@ fn checked(
         },
         arguments: None,
     })?;
-    match &message {
-        JsonRpcMessage::Request(request) => match &request.request {
-            ClientRequest::CustomRequest(custom) => match misread(custom) {
-                Some(why) => Err(Refusal {
-                    code: ErrorCode::INVALID_PARAMS,
-                    message: format!("Invalid params for `{}`: {why}", custom.method),
-                    arguments: None,
-                }),
-                None => Ok(message),
-            },
-            _ => Ok(message),
-        },
-        _ => Ok(message),
+    match misread(&message) {
+        Some(refusal) => Err(refusal),
+        None => Ok(message),
     }
 }
 
 /// rmcp reads a standard request whose params it cannot read as a custom request, which its
 /// server answers with "method not found"; for the methods a tool server serves, what is wrong
 /// with the params instead.
-fn misread(custom: &CustomRequest) -> Option<String> {
+fn misread(message: &RxJsonRpcMessage<RoleServer>) -> Option<Refusal> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CustomRequest(custom) = &request.request else {
+        return None;
+    };
+    misread_params(custom).map(|why| Refusal {
+        code: ErrorCode::INVALID_PARAMS,
+        message: format!("Invalid params for `{}`: {why}", custom.method),
+        arguments: None,
+    })
+}
+
+/// What is wrong with the params of a standard method rmcp read as a custom one.
+fn misread_params(custom: &CustomRequest) -> Option<String> {
     let error = match custom.method.as_str() {
         "tools/call" if custom.params.is_none() => {
             return Some("`params` with the tool's `name` is required".to_owned());

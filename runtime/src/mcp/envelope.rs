@@ -53,15 +53,62 @@ struct Capture {
     overflow: bool,
 }
 
-/// One object being read at depth 1 (the message) or 2 (a member of it), where members matter.
+/// One array or object being read. Objects at depth 1 (the message) and 2 (a member of it) keep
+/// their key's text, where members matter; every object keeps a hash of each of its keys, to
+/// tell whether one is given twice.
 #[derive(Debug, Clone, Default)]
 struct Frame {
     is_object: bool,
     /// The next string is a key.
     expect_key: bool,
-    /// The key being read or last read, when short enough to matter.
+    /// The key being read or last read, when short enough to matter (depths 1 and 2 only).
     key: Vec<u8>,
+    /// The hash of the key being read.
+    key_hash: u64,
+    /// The hashes of the keys read so far.
+    keys: Keys,
 }
+
+/// The hashes of an object's keys: a list while there are few (nearly every object), a set
+/// beyond, so that an object of 100,000 keys costs no quadratic time.
+#[derive(Debug, Clone)]
+enum Keys {
+    Few(Vec<u64>),
+    Many(std::collections::HashSet<u64>),
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys::Few(Vec::new())
+    }
+}
+
+impl Keys {
+    /// Adds `hash`; whether it was there already.
+    fn seen(&mut self, hash: u64) -> bool {
+        match self {
+            Keys::Few(list) if list.contains(&hash) => true,
+            Keys::Few(list) if list.len() < 16 => {
+                list.push(hash);
+                false
+            }
+            Keys::Few(list) => {
+                let mut set: std::collections::HashSet<u64> = list.drain(..).collect();
+                set.insert(hash);
+                *self = Keys::Many(set);
+                false
+            }
+            Keys::Many(set) => !set.insert(hash),
+        }
+    }
+}
+
+/// Keys are followed for duplicates this deep; a deeper line is refused for its depth anyway.
+pub(super) const MAX_TRACKED_DEPTH: usize = 128;
+
+/// FNV-1a, byte by byte as a key streams in.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+const FNV_PRIME: u64 = 0x0100_0000_01b3;
 
 /// The streaming scanner. Feed it every byte of a line in order, across as many calls as the
 /// reads take; it never holds more than a few small buffers.
@@ -76,8 +123,16 @@ pub(super) struct Envelope {
     depth: usize,
     in_string: bool,
     escaped: bool,
-    /// The frames at depth 1 and 2.
+    /// The open arrays and objects, outermost first, up to [`MAX_TRACKED_DEPTH`].
     frames: Vec<Frame>,
+    /// Some object may have a key twice (or a hash collision says so): the exact check decides.
+    pub(super) maybe_duplicate: bool,
+    /// A key holds an escape (`"\u0069d"`): its text cannot be compared raw.
+    pub(super) escaped_key: bool,
+    /// The first byte of the message's `params` value, if it has one.
+    pub(super) params_first: Option<u8>,
+    /// The message has a `result` or an `error` member (a response).
+    pub(super) has_result_or_error: bool,
     /// The string being read is a key.
     reading_key: bool,
     /// The member whose value is being captured.
@@ -121,14 +176,20 @@ impl Envelope {
             // A key inside a captured value (`"id": {"a": 1}`) is part of the value too.
             self.record(byte);
             if self.reading_key {
-                if closing {
-                    self.reading_key = false;
-                } else if let Some(frame) = self.frames.last_mut()
-                    && frame.key.len() <= MAX_KEY
-                {
-                    // Keys longer than any member that matters are not kept whole: they match
-                    // nothing.
-                    frame.key.push(byte);
+                let depth = self.depth;
+                if let Some(frame) = self.frames.last_mut() {
+                    if closing {
+                        self.reading_key = false;
+                        self.maybe_duplicate |= frame.keys.seen(frame.key_hash);
+                    } else {
+                        frame.key_hash = (frame.key_hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+                        self.escaped_key |= byte == b'\\';
+                        // Keys longer than any member that matters are not kept whole: they
+                        // match nothing.
+                        if depth <= 2 && frame.key.len() <= MAX_KEY {
+                            frame.key.push(byte);
+                        }
+                    }
                 }
             }
             return;
@@ -145,26 +206,27 @@ impl Envelope {
                 match self.frame() {
                     Some(frame) if frame.is_object && frame.expect_key => {
                         frame.key.clear();
+                        frame.key_hash = FNV_OFFSET;
                         frame.expect_key = false;
                         self.reading_key = true;
                         self.record(byte);
                     }
                     _ => {
-                        self.start_value();
+                        self.start_value(byte);
                         self.record(byte);
                     }
                 }
             }
             b'{' | b'[' => {
-                self.start_value();
+                self.start_value(byte);
                 self.record(byte);
                 self.depth += 1;
                 self.max_depth = self.max_depth.max(self.depth);
-                if self.depth <= 2 {
+                if self.depth <= MAX_TRACKED_DEPTH {
                     self.frames.push(Frame {
                         is_object: byte == b'{',
                         expect_key: byte == b'{',
-                        key: Vec::new(),
+                        ..Frame::default()
                     });
                 }
             }
@@ -173,7 +235,7 @@ impl Envelope {
                 if !self.end_capture_at(self.depth) {
                     self.record(byte);
                 }
-                if self.depth <= 2 {
+                if self.depth <= MAX_TRACKED_DEPTH {
                     self.frames.pop();
                 }
                 self.depth = self.depth.saturating_sub(1);
@@ -198,24 +260,34 @@ impl Envelope {
             }
             b':' => self.record(byte),
             _ => {
-                self.start_value();
+                self.start_value(byte);
                 self.record(byte);
             }
         }
     }
 
-    /// The innermost frame, while the scan is at depth 1 or 2.
+    /// The innermost frame, while the scan follows the depth.
     fn frame(&mut self) -> Option<&mut Frame> {
-        if (1..=2).contains(&self.depth) {
+        if (1..=MAX_TRACKED_DEPTH).contains(&self.depth) {
             self.frames.last_mut()
         } else {
             None
         }
     }
 
-    /// A value starts at the current position: capture it if it is a member that matters and
-    /// nothing is being captured.
-    fn start_value(&mut self) {
+    /// A value starting with `byte` starts here: note what the message's shape needs, and
+    /// capture it if it is a member that matters and nothing is being captured.
+    fn start_value(&mut self, byte: u8) {
+        if self.depth == 1
+            && let [message] = self.frames.as_slice()
+            && message.is_object
+        {
+            match message.key.as_slice() {
+                b"params" => self.params_first = Some(byte),
+                b"result" | b"error" => self.has_result_or_error = true,
+                _ => {}
+            }
+        }
         if self.capturing.is_some() {
             return;
         }
@@ -353,6 +425,35 @@ mod tests {
         let e = scan(&format!(r#"{{"id": "{long}", "method": "ping"}}"#));
         assert_eq!(e.id, Captured::Unusable);
         assert_eq!(e.method.as_str().as_deref(), Some("ping"));
+    }
+
+    #[test]
+    fn keys_given_twice_are_seen_at_any_depth() {
+        let e = scan(r#"{"a": {"b": [{"c": 1, "d": 2}]}, "b": 1}"#);
+        assert!(!e.maybe_duplicate && !e.escaped_key);
+        let e = scan(r#"{"x": [{"c": 1, "d": {"e": 1}, "c": 2}]}"#);
+        assert!(e.maybe_duplicate);
+        // The same key in sibling objects is not a duplicate.
+        let e = scan(r#"{"p": [{"c": 1}, {"c": 2}], "q": {"c": 3}}"#);
+        assert!(!e.maybe_duplicate);
+        // Many keys: past the list, the set.
+        let many: Vec<String> = (0..40).map(|i| format!(r#""k{i}": {i}"#)).collect();
+        let e = scan(&format!("{{{}}}", many.join(",")));
+        assert!(!e.maybe_duplicate);
+        let e = scan(&format!(r#"{{{}, "k33": 0}}"#, many.join(",")));
+        assert!(e.maybe_duplicate);
+        let e = scan(r#"{"a": {"\u0063": 1, "c": 2}}"#);
+        assert!(e.escaped_key);
+    }
+
+    #[test]
+    fn the_shape_of_the_message() {
+        let e = scan(r#"{"jsonrpc": "2.0", "id": 1, "method": "m", "params": [1]}"#);
+        assert_eq!(e.params_first, Some(b'['));
+        assert!(!e.has_result_or_error);
+        let e = scan(r#"{"jsonrpc": "2.0", "id": 1, "result": {"params": 5}}"#);
+        assert_eq!(e.params_first, None);
+        assert!(e.has_result_or_error);
     }
 
     #[test]
