@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use tooldef::Target;
 use tooldef::convert::{ConvertOptions, Strictness};
+use tooldef::{ModelTarget, Target};
 
 use crate::listing::Limits;
 
@@ -200,18 +200,34 @@ Example: tooldef lint github-mcp-server.tools.json"
 /// How to convert: the options `convert` and `list` share.
 #[derive(Debug, Args)]
 pub struct ConversionArgs {
-    /// The target to convert for.
+    /// The target to convert for (or give --model).
     #[arg(
         long,
         value_enum,
         value_name = "TARGET",
+        required_unless_present = "model",
         long_help = "The target to convert for: `mcp` (an MCP server's tools/list), `chat` (OpenAI \
 Chat Completions), `responses` (OpenAI Responses API), `anthropic` (Anthropic Messages API) or \
-`gemini` (Gemini function declarations).
+`gemini` (Gemini function declarations). Needed unless --model is given.
 
 Example: --to gemini"
     )]
-    pub to: TargetArg,
+    pub to: Option<TargetArg>,
+    /// The model the tools are for: chooses the target (unless --to is given) and its profile.
+    #[arg(
+        long,
+        value_name = "MODEL",
+        long_help = "The model the tools are for, by its id (`gpt-4.1`, `o3-mini`, \
+`ft:gpt-4o-mini:acme::id`, `claude-sonnet-4-5`, `gemini-2.5-pro`, `meta-llama/Llama-3.3-70B-\
+Instruct`…). It chooses the target, unless --to is given, and the profile: OpenAI reasoning and \
+fine-tuned models get `pattern`, `format` and ranges in words (they refuse them); a model behind \
+an OpenAI-compatible endpoint (any id not OpenAI's, Anthropic's or Google's) gets every \
+constraint in words and no strict mode (such endpoints ignore both). See docs/TARGET_RULES.md, \
+\"Profiles\".
+
+Example: --model o3-mini"
+    )]
+    pub model: Option<String>,
     /// Strict mode for the OpenAI targets: auto, on or off.
     #[arg(
         long,
@@ -253,7 +269,22 @@ impl ConversionArgs {
         ConvertOptions {
             strict: self.strict.into(),
             lenient: self.lenient,
+            profile: self.model().map(|model| model.profile).unwrap_or_default(),
         }
+    }
+
+    /// The target: --to, or the one --model calls for.
+    pub fn target(&self) -> Target {
+        match (self.to, self.model()) {
+            (Some(to), _) => to.into(),
+            (None, Some(model)) => model.target,
+            // clap requires one of them.
+            (None, None) => Target::ChatCompletions,
+        }
+    }
+
+    fn model(&self) -> Option<ModelTarget> {
+        self.model.as_deref().map(Target::for_model)
     }
 }
 
@@ -492,7 +523,8 @@ impl CallArgs {
     /// would (a tool that cannot be converted only matters if it is the one called).
     pub fn conversion(&self) -> ConversionArgs {
         ConversionArgs {
-            to: self.to,
+            to: Some(self.to),
+            model: None,
             strict: self.strict,
             lenient: true,
             names: None,

@@ -32,7 +32,7 @@ pub fn emit(value: &Value, label: &str, args: &ConversionArgs) -> Result<ExitCod
 /// rendering changed, and what concerns the batch; fails when a tool is rejected and the
 /// conversion is not lenient.
 pub fn converted(value: &Value, label: &str, args: &ConversionArgs) -> Result<Conversion, Failure> {
-    let target = Target::from(args.to);
+    let target = args.target();
     // Always lenient underneath: without --lenient every rejected tool is named, not only the
     // first, and nothing is printed.
     let options = ConvertOptions {

@@ -30,6 +30,7 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
     let options = ConvertOptions {
         strict: args.strict.into(),
         lenient: true,
+        ..ConvertOptions::default()
     };
     // The whole batch once per target: each tool's rendering and report, under the name it
     // gets beside the others.

@@ -34,12 +34,12 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::names::NameMap;
-use crate::report::ChangeKind;
-use crate::targets::Rendering;
+use crate::report::{ChangeKind, Place};
+use crate::targets::{Rendering, StrictBudget, StrictLimit, has_strict_mode, past_strict_limit};
 use crate::tool::ToolAnnotations;
-use crate::{RecursionPolicy, Target, ToolDefinition};
+use crate::{Profile, RecursionPolicy, Target, ToolDefinition};
 
-/// Whether to render strictly where a target has a strict mode (OpenAI).
+/// Whether to render strictly where a target has a strict mode (OpenAI, Anthropic).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Strictness {
     /// Strict where the schema allows it; otherwise non-strict, with the reasons in the report.
@@ -54,11 +54,14 @@ pub enum Strictness {
 /// How to convert.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ConvertOptions {
-    /// Strict mode for OpenAI targets.
+    /// Strict mode for OpenAI and Anthropic.
     pub strict: Strictness,
     /// Carry on past tools that cannot be converted (they are listed in
     /// [`Conversion::rejected`]); otherwise the first one makes the whole batch an error.
     pub lenient: bool,
+    /// What the model takes beyond its API's rules ([`Target::for_model`] gives it from a
+    /// model's id); [`Profile::Documented`] by default.
+    pub profile: Profile,
 }
 
 /// Converted tools for one target.
@@ -120,7 +123,7 @@ impl Converted {
         self.rendering.to_json()
     }
 
-    /// Whether it is sent with `strict: true` (OpenAI targets).
+    /// Whether it is sent with `strict: true` (OpenAI targets, Anthropic).
     pub fn strict(&self) -> bool {
         self.rendering.tool.strict()
     }
@@ -173,6 +176,16 @@ pub enum Warning {
         /// The positions in the input of the tools that have it.
         indexes: Vec<usize>,
     },
+    /// Strict tools past one of the target's limits on the strict tools of one request
+    /// (Anthropic's [`StrictLimit`]s) are sent non-strict: the first tools keep strict.
+    PastStrictLimit {
+        /// The target.
+        target: Target,
+        /// The limit.
+        limit: StrictLimit,
+        /// The tools sent non-strict because of it (their original names), in input order.
+        tools: Vec<String>,
+    },
     /// More tools than one request to the target may carry.
     TooManyTools {
         /// The target.
@@ -201,6 +214,17 @@ impl fmt::Display for Warning {
                     .map(usize::to_string)
                     .collect::<Vec<_>>()
                     .join(", #")
+            ),
+            Warning::PastStrictLimit {
+                target,
+                limit,
+                tools,
+            } => write!(
+                f,
+                "{}: sent non-strict, since {target} takes {limit} in one request and the tools \
+                 before them use that up: the first tools keep strict, so put the ones that \
+                 most need it first, or send fewer",
+                tools.join(", ")
             ),
             Warning::TooManyTools {
                 target,
@@ -266,16 +290,22 @@ pub fn convert(
         warnings: duplicate_names(tools),
     };
     let mut seen = std::collections::HashSet::new();
+    // The strict tools of one request share Anthropic's limits; the tools past one, per limit.
+    let mut budget = StrictBudget::default();
+    let mut past_limits: Vec<(StrictLimit, String)> = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
         // Calls are routed by name: two tools of one name could not both be reached.
         let outcome = match tool_name(tool) {
             Some(name) if !seen.insert(name) => Err(vec![format!(
                 "another tool before it is named `{name}` too; tool names must be distinct"
             )]),
-            _ => convert_one(tool, target, options, &mut conversion.names),
+            _ => convert_one(tool, target, options, &mut conversion.names, &mut budget),
         };
         match outcome {
-            Ok((definition, rendering)) => {
+            Ok((definition, rendering, past)) => {
+                if let Some(limit) = past {
+                    past_limits.push((limit, definition.name().to_owned()));
+                }
                 if definition.description().is_none() {
                     conversion.warnings.push(Warning::NoDescription {
                         tool: definition.name().to_owned(),
@@ -298,6 +328,20 @@ pub fn convert(
                 }
                 conversion.rejected.push(rejected);
             }
+        }
+    }
+    for limit in StrictLimit::ALL {
+        let tools: Vec<String> = past_limits
+            .iter()
+            .filter(|(past, _)| *past == limit)
+            .map(|(_, name)| name.clone())
+            .collect();
+        if !tools.is_empty() {
+            conversion.warnings.push(Warning::PastStrictLimit {
+                target,
+                limit,
+                tools,
+            });
         }
     }
     if let Some(limit) = target.max_tools() {
@@ -339,26 +383,39 @@ fn duplicate_names(tools: &[Value]) -> Vec<Warning> {
         .collect()
 }
 
-/// One tool: checked, made canonical, rendered under a name the target accepts. `Err` carries
-/// every reason it cannot be.
+/// One tool: checked, made canonical, rendered under a name the target accepts, strict while
+/// the strict tools before it left room in `budget` (else with the limit it went past). `Err`
+/// carries every reason it cannot be.
 fn convert_one(
     tool: &Value,
     target: Target,
     options: &ConvertOptions,
     names: &mut NameMap,
-) -> Result<(ToolDefinition, Rendering), Vec<String>> {
+    budget: &mut StrictBudget,
+) -> Result<(ToolDefinition, Rendering, Option<StrictLimit>), Vec<String>> {
     let mut definition = definition_of(tool, options)?;
     let wire_name = names.candidate(definition.name(), target);
     // Rendered once and not cached: the schema is moved into the rendering, not copied.
     let input = definition.take_input_schema();
-    let rendering =
-        crate::targets::render_input(&definition, Cow::Owned(input), target, &wire_name)
-            .map_err(|err| vec![err.to_string()])?;
-    if target.is_openai() && options.strict == Strictness::On && !rendering.tool.strict() {
+    let mut rendering = crate::targets::render_input(
+        &definition,
+        Cow::Owned(input),
+        target,
+        &wire_name,
+        options.profile,
+    )
+    .map_err(|err| vec![err.to_string()])?;
+    let past = past_strict_limit(budget, &rendering.tool);
+    if let Some(limit) = past {
+        rendering.drop_strict(limit);
+    }
+    if has_strict_mode(target) && options.strict == Strictness::On && !rendering.tool.strict() {
         return Err(rendering
             .report
             .not_strict()
             .map(|change| match &change.kind {
+                // About the tool as a whole (a request limit).
+                ChangeKind::NotStrict { why } if change.place == Place::Tool => why.clone(),
                 ChangeKind::NotStrict { why } if change.pointer.is_empty() => {
                     format!("the root: {why}")
                 }
@@ -368,7 +425,7 @@ fn convert_one(
             .collect());
     }
     names.insert(definition.name(), &wire_name);
-    Ok((definition, rendering))
+    Ok((definition, rendering, past))
 }
 
 /// An MCP tool as a canonical definition, or every reason it cannot be one. Everything the MCP

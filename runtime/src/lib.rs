@@ -36,6 +36,7 @@ pub mod mcp;
 pub mod names;
 mod output;
 mod portable;
+mod profile;
 pub mod report;
 mod restore;
 mod schema;
@@ -55,6 +56,7 @@ pub use portable::{
     MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
 };
+pub use profile::{ModelTarget, Profile};
 pub use target::{Target, UnknownTarget};
 pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,

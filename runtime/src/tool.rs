@@ -13,7 +13,7 @@ use crate::context::{CallContext, ContextError};
 use crate::output::ReturnValue;
 use crate::report::{Change, Place, Recorder};
 use crate::targets::{Rendering, render};
-use crate::{SchemaError, Target};
+use crate::{Profile, SchemaError, Target};
 
 /// A tool: a name, a canonical definition, typed arguments and a function to call.
 ///
@@ -167,7 +167,7 @@ impl ToolDefinition {
         &self.annotations
     }
 
-    /// Whether the tool asks for strict rendering (OpenAI `strict: true`).
+    /// Whether the tool asks for strict rendering (OpenAI and Anthropic `strict: true`).
     pub fn strict(&self) -> bool {
         self.strict
     }
@@ -232,7 +232,7 @@ impl ToolDefinition {
     /// cache.
     pub fn render(&self, target: Target) -> Result<&Rendering, SchemaError> {
         let slot = &self.renderings[target as usize];
-        slot.get_or_init(|| render(self, target, self.name()))
+        slot.get_or_init(|| render(self, target, self.name(), Profile::Documented))
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -241,7 +241,23 @@ impl ToolDefinition {
     /// refuses the tool's own), reported as a
     /// [`ChangeKind::Renamed`](crate::report::ChangeKind::Renamed). Not cached.
     pub fn render_as(&self, target: Target, name: &str) -> Result<Rendering, SchemaError> {
-        render(self, target, name)
+        render(self, target, name, Profile::Documented)
+    }
+
+    /// The tool rendered for `target` as a model of `profile` takes it (see
+    /// [`Target::for_model`]): what the profile refuses said in words. Cached for
+    /// [`Profile::Documented`], and for profiles that do not concern `target`; computed each
+    /// time otherwise.
+    pub fn render_for(
+        &self,
+        target: Target,
+        profile: Profile,
+    ) -> Result<Cow<'_, Rendering>, SchemaError> {
+        if profile.applies_to(target) {
+            render(self, target, self.name(), profile).map(Cow::Owned)
+        } else {
+            self.render(target).map(Cow::Borrowed)
+        }
     }
 
     /// The tool rendered for `target`, as JSON.

@@ -15,7 +15,10 @@ use serde_json::Value;
 use crate::arguments::{self, Arguments, Leniency, Limits, deserialize_problem, limit_problems};
 use crate::context::{CallContext, ContextError};
 use crate::output::{ReturnValue, ToolOutput};
-use crate::{ArgumentProblem, BuildError, ListError, Target, Tool, ToolDefinition, ToolError};
+use crate::targets::{StrictBudget, StrictLimit, past_strict_limit};
+use crate::{
+    ArgumentProblem, BuildError, ListError, ModelTarget, Target, Tool, ToolDefinition, ToolError,
+};
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -66,6 +69,10 @@ pub struct Listing {
     pub tools: Arc<[Value]>,
     /// The tools it cannot, each with why.
     pub refused: Vec<ListError>,
+    /// The tools listed non-strict although they could be strict, because the strict tools
+    /// before them reached one of the limits of one request (Anthropic's [`StrictLimit`]s: the
+    /// first tools keep strict), each with that limit.
+    pub past_strict_limits: Vec<(String, StrictLimit)>,
 }
 
 #[derive(Clone, Copy)]
@@ -189,6 +196,47 @@ impl ToolSet {
         }
     }
 
+    /// Every tool rendered for the model `model` (its target and profile from
+    /// [`Target::for_model`]): what the model's endpoint refuses or ignores said in words. The
+    /// same list as [`list`](Self::list) (and as cached) for a model of documented behaviour;
+    /// computed each time for the others.
+    ///
+    /// ```
+    /// # use tooldef::{ToolSet, Target, tool};
+    /// /// Count up to a number.
+    /// #[tool]
+    /// fn count(#[schemars(range(min = 1, max = 10))] to: u32) -> u32 {
+    ///     to
+    /// }
+    ///
+    /// let tools = ToolSet::builder().tool(Count).build().unwrap();
+    /// let (target, listed) = tools.list_for_model("meta-llama/Llama-3.3-70B-Instruct").unwrap();
+    /// assert_eq!(target, Target::ChatCompletions);
+    /// let to = &listed[0]["function"]["parameters"]["properties"]["to"];
+    /// assert!(to.get("minimum").is_none(), "said in words, for an endpoint that ignores it");
+    /// assert!(to["description"].as_str().unwrap().contains("10"));
+    /// ```
+    pub fn list_for_model(&self, model: &str) -> Result<(Target, Arc<[Value]>), ListError> {
+        let ModelTarget { target, profile } = Target::for_model(model);
+        if !profile.applies_to(target) {
+            return Ok((target, self.list(target)?));
+        }
+        let tools = self
+            .definitions()
+            .map(|definition| {
+                definition
+                    .render_for(target, profile)
+                    .map(|rendering| rendering.to_json())
+                    .map_err(|source| ListError {
+                        tool: definition.name().to_owned(),
+                        target,
+                        source,
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((target, Arc::from(tools)))
+    }
+
     /// The tools rendered for `target`, leaving out those it cannot express, each with why: a
     /// recursive tool that Gemini cannot express keeps only itself out of a Gemini listing.
     /// Computed once per target, like [`list`](Self::list).
@@ -210,9 +258,21 @@ impl ToolSet {
         self.inner.listings[target as usize].get_or_init(|| {
             let mut tools = Vec::with_capacity(self.len());
             let mut refused = Vec::new();
+            let mut past_strict_limits = Vec::new();
+            // One listing is one request's tools: they share Anthropic's strict limits.
+            let mut budget = StrictBudget::default();
             for definition in self.definitions() {
-                match definition.to_json(target) {
-                    Ok(tool) => tools.push(tool),
+                match definition.render(target) {
+                    Ok(rendering) => {
+                        let mut tool = rendering.to_json();
+                        if let Some(limit) = past_strict_limit(&mut budget, &rendering.tool) {
+                            if let Some(tool) = tool.as_object_mut() {
+                                tool.remove("strict");
+                            }
+                            past_strict_limits.push((definition.name().to_owned(), limit));
+                        }
+                        tools.push(tool);
+                    }
                     Err(source) => refused.push(ListError {
                         tool: definition.name().to_owned(),
                         target,
@@ -223,6 +283,7 @@ impl ToolSet {
             Listing {
                 tools: Arc::from(tools),
                 refused,
+                past_strict_limits,
             }
         })
     }

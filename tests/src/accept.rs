@@ -59,7 +59,7 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
             tool.get("name"),
             tool.get("description"),
             tool.get("input_schema"),
-            false,
+            tool.get("strict") == Some(&Value::Bool(true)),
         ),
         Target::Gemini => (
             tool.get("name"),
@@ -90,7 +90,13 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
         (Target::Gemini, None) => {}
         (_, None) => out.say("the tool", "no parameter schema".to_owned()),
         (_, Some(schema)) => match target {
-            Target::Mcp | Target::Anthropic => json_schema(schema, target, &mut out),
+            Target::Mcp => json_schema(schema, target, &mut out),
+            Target::Anthropic => {
+                json_schema(schema, target, &mut out);
+                if strict {
+                    anthropic_strict(schema, &mut out);
+                }
+            }
             Target::ChatCompletions | Target::Responses => {
                 json_schema(schema, target, &mut out);
                 openai(schema, strict, &mut out);
@@ -99,6 +105,77 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
         },
     }
     out.0
+}
+
+/// Every reason `target` would refuse one request carrying `tools` (their wire JSON, in order),
+/// beyond what it refuses in each tool: more tools than it takes, two of one name, and
+/// Anthropic's limits on the strict tools of a request (structured-outputs documentation: at
+/// most 20 strict tools, 24 optional parameters and 16 parameters with union types, `anyOf` or a
+/// list of types, across them).
+pub fn request_refusals(tools: &[Value], target: Target) -> Vec<String> {
+    let mut out = Vec::new();
+    let most = match target {
+        Target::ChatCompletions | Target::Responses => Some(128),
+        Target::Gemini => Some(512),
+        Target::Mcp | Target::Anthropic => None,
+    };
+    if let Some(most) = most.filter(|most| tools.len() > *most) {
+        out.push(format!("{} tools, more than {most}", tools.len()));
+    }
+    let name = |tool: &Value| {
+        tool.get("name")
+            .or_else(|| tool.pointer("/function/name"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let mut names: Vec<String> = tools.iter().filter_map(name).collect();
+    names.sort();
+    for pair in names.windows(2).filter(|pair| pair[0] == pair[1]) {
+        out.push(format!("two tools named `{}`", pair[0]));
+    }
+    if target == Target::Anthropic {
+        let strict: Vec<&Value> = tools
+            .iter()
+            .filter(|tool| tool.get("strict") == Some(&Value::Bool(true)))
+            .collect();
+        let (mut optional, mut unions) = (0, 0);
+        for tool in &strict {
+            for node in walk(&tool["input_schema"]) {
+                let required: Vec<&str> = node
+                    .schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                optional += property_names(node.schema)
+                    .iter()
+                    .filter(|name| !required.contains(name))
+                    .count();
+                let type_list = node
+                    .schema
+                    .get("type")
+                    .and_then(Value::as_array)
+                    .is_some_and(|types| types.len() > 1);
+                if type_list || node.schema.get("anyOf").is_some() {
+                    unions += 1;
+                }
+            }
+        }
+        for (count, most, what) in [
+            (strict.len(), 20, "strict tools"),
+            (optional, 24, "optional parameters across the strict tools"),
+            (
+                unions,
+                16,
+                "parameters with union types across the strict tools",
+            ),
+        ] {
+            if count > most {
+                out.push(format!("{count} {what}, more than {most}"));
+            }
+        }
+    }
+    out
 }
 
 /// Whether `name` is a tool name `target` takes.
@@ -230,6 +307,142 @@ fn openai(schema: &Value, strict: bool, out: &mut Refusals) {
             }
         }
     }
+}
+
+/// Anthropic's strict mode (structured-outputs documentation, "JSON Schema limitations"): only
+/// the keywords it lists, `additionalProperties: false` on every object, the ten formats,
+/// `minItems` 0 or 1, primitive enums, `allOf` without `$ref`, local non-recursive `$ref`s, and
+/// patterns without lookaround, backreferences or word boundaries.
+fn anthropic_strict(schema: &Value, out: &mut Refusals) {
+    const KEYWORDS: &[&str] = &[
+        "type",
+        "enum",
+        "const",
+        "anyOf",
+        "allOf",
+        "$ref",
+        "$defs",
+        "default",
+        "required",
+        "properties",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "format",
+        "pattern",
+        "description",
+        "title",
+    ];
+    const FORMATS: &[&str] = &[
+        "date-time",
+        "time",
+        "date",
+        "duration",
+        "email",
+        "hostname",
+        "uri",
+        "ipv4",
+        "ipv6",
+        "uuid",
+    ];
+    for node in walk(schema) {
+        let at = format!("`{}`", node.pointer);
+        let Some(object) = node.schema.as_object() else {
+            if !(node.pointer.ends_with("/additionalProperties") && node.schema == false) {
+                out.say(&at, "a boolean schema in strict mode".to_owned());
+            }
+            continue;
+        };
+        for key in object.keys().filter(|k| !KEYWORDS.contains(&k.as_str())) {
+            out.say(&at, format!("`{key}` in strict mode"));
+        }
+        if let Some(format) = object.get("format")
+            && !FORMATS.contains(&format.as_str().unwrap_or_default())
+        {
+            out.say(&at, format!("format {format} in strict mode"));
+        }
+        if let Some(min) = object.get("minItems").filter(|m| *m != 0 && *m != 1) {
+            out.say(&at, format!("`minItems` {min} in strict mode"));
+        }
+        if let Some(Value::Array(values)) = object.get("enum")
+            && values.iter().any(|v| v.is_object() || v.is_array())
+        {
+            out.say(&at, "an enum of complex values in strict mode".to_owned());
+        }
+        if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
+            let refused = ["(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B"]
+                .iter()
+                .any(|p| pattern.contains(p))
+                || has_backreference(pattern);
+            if refused {
+                out.say(&at, format!("pattern `{pattern}` in strict mode"));
+            }
+        }
+        if let Some(Value::Array(branches)) = object.get("allOf")
+            && (object.contains_key("$ref") || branches.iter().any(|b| b.get("$ref").is_some()))
+        {
+            out.say(&at, "`allOf` with `$ref` in strict mode".to_owned());
+        }
+        if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
+            // A definition that refers to itself is recursive (the renderings keep a `$ref`
+            // only for recursion, and only a direct or mutual one makes one).
+            let recursive = reference == "#"
+                || reference.strip_prefix("#/$defs/").is_some_and(|name| {
+                    node.pointer.starts_with(&format!("/$defs/{name}/"))
+                        || schema["$defs"][name]
+                            .to_string()
+                            .contains(&format!("\"#/$defs/{name}\""))
+                        || defs_refer_back(schema, name)
+                });
+            if !reference.starts_with("#/$defs/") || recursive {
+                out.say(
+                    &at,
+                    format!("`$ref` `{reference}` (not local, or recursive) in strict mode"),
+                );
+            }
+        }
+        if type_names(node.schema).contains(&"array") && !object.contains_key("items") {
+            out.say(&at, "an array without `items` in strict mode".to_owned());
+        }
+        if is_object_node(node.schema)
+            && object.get("additionalProperties") != Some(&Value::Bool(false))
+        {
+            out.say(
+                &at,
+                "an object without `additionalProperties: false`".to_owned(),
+            );
+        }
+        let typed = ["type", "enum", "const", "anyOf", "allOf", "$ref"]
+            .iter()
+            .any(|k| object.contains_key(*k));
+        if !typed {
+            out.say(&at, "an untyped value in strict mode".to_owned());
+        }
+    }
+}
+
+/// Whether a definition `name` is reached again from the definitions it refers to.
+fn defs_refer_back(schema: &Value, name: &str) -> bool {
+    let Some(defs) = schema.get("$defs").and_then(Value::as_object) else {
+        return false;
+    };
+    let mut seen = vec![name.to_owned()];
+    let mut stack = vec![name.to_owned()];
+    while let Some(current) = stack.pop() {
+        let text = defs.get(&current).map(Value::to_string).unwrap_or_default();
+        for other in defs.keys() {
+            if text.contains(&format!("\"#/$defs/{other}\"")) {
+                if other == name && current != name {
+                    return true;
+                }
+                if !seen.contains(other) {
+                    seen.push(other.clone());
+                    stack.push(other.clone());
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether a regular expression refers back to a group (`\1`…`\9`, `\k<name>`).

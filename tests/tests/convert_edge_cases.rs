@@ -358,7 +358,15 @@ fn the_input_is_left_unmodified() {
     for target in Target::ALL {
         for strict in [Strictness::Auto, Strictness::On, Strictness::Off] {
             for lenient in [true, false] {
-                let _ = convert(&input, target, &ConvertOptions { strict, lenient });
+                let _ = convert(
+                    &input,
+                    target,
+                    &ConvertOptions {
+                        strict,
+                        lenient,
+                        ..ConvertOptions::default()
+                    },
+                );
             }
         }
     }
@@ -1016,6 +1024,7 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         let on = ConvertOptions {
             strict: Strictness::On,
             lenient: false,
+            ..ConvertOptions::default()
         };
         match convert(&input, target, &on) {
             Err(ConvertError::Rejected(rejected)) => {
@@ -1074,6 +1083,7 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         let off = ConvertOptions {
             strict: Strictness::Off,
             lenient: false,
+            ..ConvertOptions::default()
         };
         let conversion = convert(&input, target, &off).unwrap();
         assert!(conversion.rejected.is_empty());
@@ -1100,11 +1110,26 @@ fn strictness_on_rejects_an_open_map_and_off_renders_it_non_strict() {
         assert_eq!(plain["required"], json!(["q"]), "{target}");
         assert_eq!(plain["properties"]["n"]["type"], "integer", "{target}");
     }
-    // Strictness only concerns OpenAI: the other targets take the open map as it is.
-    for target in [Target::Mcp, Target::Anthropic, Target::Gemini] {
+    // Anthropic's strict mode refuses the open map too: under `On` the tool is rejected.
+    let on_anthropic = ConvertOptions {
+        strict: Strictness::On,
+        lenient: true,
+        ..ConvertOptions::default()
+    };
+    let anthropic = convert(&input, Target::Anthropic, &on_anthropic).unwrap();
+    assert_eq!(anthropic.tools.len(), 1);
+    assert_eq!(
+        anthropic.rejected[0].reasons,
+        [format!(
+            "`{at}`: an open map (`additionalProperties` is a schema) cannot be strict"
+        )]
+    );
+    // MCP and Gemini have no strict mode: they take the open map as it is.
+    for target in [Target::Mcp, Target::Gemini] {
         let on = ConvertOptions {
             strict: Strictness::On,
             lenient: false,
+            ..ConvertOptions::default()
         };
         let conversion = convert(&input, target, &on).unwrap();
         assert_eq!(conversion.tools.len(), 2, "{target}");

@@ -392,6 +392,7 @@ fn an_array_without_items_is_not_strict_and_refused_under_strictness_on() {
     let on = ConvertOptions {
         strict: Strictness::On,
         lenient: true,
+        ..ConvertOptions::default()
     };
     let refused = convert(&tool, Target::ChatCompletions, &on).unwrap();
     assert!(refused.tools.is_empty());

@@ -531,6 +531,7 @@ fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
         let options = ConvertOptions {
             strict: Strictness::On,
             lenient: true,
+            ..ConvertOptions::default()
         };
         let conversion = convert(&corpus.input, Target::ChatCompletions, &options).unwrap();
         let rejected: Vec<&str> = conversion
@@ -555,6 +556,7 @@ fn strictness_on_rejects_exactly_the_tools_that_cannot_be_strict() {
         let off = ConvertOptions {
             strict: Strictness::Off,
             lenient: false,
+            ..ConvertOptions::default()
         };
         let conversion = convert(&corpus.input, Target::Responses, &off).unwrap();
         assert_eq!(conversion.tools.len(), corpus.tools().len());
@@ -869,7 +871,11 @@ fn converting_leaves_the_input_unchanged() {
         for target in Target::ALL {
             for strict in [Strictness::Auto, Strictness::On, Strictness::Off] {
                 for lenient in [true, false] {
-                    let options = ConvertOptions { strict, lenient };
+                    let options = ConvertOptions {
+                        strict,
+                        lenient,
+                        ..ConvertOptions::default()
+                    };
                     let _ = convert(&corpus.input, target, &options);
                 }
             }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 use tooldef::Target;
-use tooldef::convert::{ConvertOptions, convert};
+use tooldef::convert::{ConvertOptions, Warning, convert};
 use tooldef::report::Place;
 use tooldef::targets::{Rendering, TargetTool};
 use tooldef_tests::foreign::strict_form_arguments;
@@ -131,7 +131,16 @@ fn converting_a_rendering_again_changes_nothing() {
                 let again_input = as_mcp_tool(&converted.rendering.tool, &once);
                 let again = convert(&again_input, target, &ConvertOptions::default())
                     .unwrap_or_else(|err| panic!("{label} {target}: {err}"));
-                let twice = again.tools[0].to_json();
+                let mut twice = again.tools[0].to_json();
+                // Alone, a tool sent non-strict because the strict tools before it in its
+                // request reached Anthropic's limits is strict again.
+                let past_limit = first.warnings.iter().any(|w| {
+                    matches!(w, Warning::PastStrictLimit { tools, .. }
+                        if tools.contains(&converted.original_name))
+                });
+                if past_limit {
+                    twice.as_object_mut().expect("a tool").remove("strict");
+                }
                 assert_eq!(
                     once, twice,
                     "{label}: {} for {target} changed when converted again",

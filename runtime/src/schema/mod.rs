@@ -18,6 +18,7 @@ mod root;
 mod walk;
 
 mod all_of;
+mod anthropic_strict;
 mod const_enum;
 mod defaults;
 mod dialect;
@@ -42,6 +43,7 @@ mod pipeline_tests;
 #[cfg(test)]
 mod test_util;
 
+pub(crate) use anthropic_strict::strict_cost;
 pub(crate) use canonical::canonicalize;
 pub(crate) use describe::format_phrase;
 pub(crate) use dialect::dialect_problems;

@@ -13,6 +13,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::all_of::SimplifyAllOf;
+use super::anthropic_strict::anthropic_strict_problems;
 use super::const_enum::ConstToEnum;
 use super::defaults::DescribeDefaults;
 use super::exclusive_bounds::IntegerExclusiveBounds;
@@ -25,24 +26,25 @@ use super::repair::{RepairShapes, needs_repair};
 use super::root::{normalize_root, object_root};
 use super::root_combinators::FoldRootCombinators;
 use super::strict::StrictRequiredNullable;
-use super::strict_check::strict_blockers;
+use super::strict_check::{Problem, strict_blockers};
 use super::titles::MergeTitles;
 use super::unit_enums::CollapseUnitEnums;
 use super::unsupported::DescribeUnsupported;
 use super::walk::{Recording, for_each_subschema};
 use crate::report::{Change, ChangeKind, Place, Recorder, rebase};
-use crate::{RecursionPolicy, SchemaError, Target};
+use crate::{Profile, RecursionPolicy, SchemaError, Target};
 
 /// The result of rendering.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct TargetSchema {
     /// The schema to send (a JSON object, root `"type": "object"`).
     pub schema: Map<String, Value>,
-    /// Whether it is strict: for OpenAI targets true iff strict was requested AND the schema
-    /// could be made strict (no open maps/untyped values after transforms); false for MCP,
-    /// Anthropic and Gemini.
+    /// Whether it is strict: true iff strict was requested AND the schema could be made strict
+    /// (OpenAI: no open maps/untyped values after transforms; Anthropic: nothing its strict
+    /// mode refuses, as rendered); false for MCP and Gemini.
     pub strict: bool,
-    /// Every change made, in order; for OpenAI, the reasons it is not strict come last.
+    /// Every change made, in order; for OpenAI and Anthropic, the reasons it is not strict
+    /// come last.
     pub changes: Vec<Change>,
 }
 
@@ -55,6 +57,8 @@ pub(crate) struct Policy {
     pub recursion: RecursionPolicy,
     /// Which schema of the tool this is.
     pub place: Place,
+    /// What the model takes beyond its API's rules (OpenAI targets only).
+    pub profile: Profile,
 }
 
 /// Keywords OpenAI does not take (or, undocumented now, refused in older API versions): said in
@@ -156,7 +160,7 @@ pub(crate) fn render_for(
 ) -> Result<TargetSchema, SchemaError> {
     match target {
         Target::Mcp => full_schema(canonical, target, policy, true, true)?.finish(target),
-        Target::Anthropic => full_schema(canonical, target, policy, true, false)?.finish(target),
+        Target::Anthropic => anthropic(canonical, target, policy),
         Target::ChatCompletions | Target::Responses => openai(canonical, target, policy),
         Target::Gemini => gemini(canonical, target, policy)?.finish(target),
     }
@@ -174,6 +178,7 @@ pub(crate) fn render_output_for(
         strict: false,
         recursion,
         place: Place::Output,
+        profile: Profile::Documented,
     };
     match target {
         Target::Mcp => full_schema(canonical, target, policy, false, true)?.finish(target),
@@ -347,6 +352,36 @@ fn full_schema(
     Ok(run)
 }
 
+/// Anthropic: the full schema with root combinators folded and `default` said in words;
+/// strict when strict mode is asked for and the rendering already is what Anthropic's strict
+/// mode takes (`anthropic_strict_problems`). Nothing is rewritten to make it strict: otherwise
+/// the reasons go into the report.
+fn anthropic(
+    canonical: Cow<'_, Schema>,
+    target: Target,
+    policy: Policy,
+) -> Result<TargetSchema, SchemaError> {
+    let run = full_schema(canonical, target, policy, true, false)?;
+    let problems = if policy.strict {
+        anthropic_strict_problems(&run.schema)
+    } else {
+        Vec::new()
+    };
+    let mut rendered = run.finish(target)?;
+    rendered.strict = policy.strict && problems.is_empty();
+    rendered.changes.extend(not_strict(problems, policy.place));
+    Ok(rendered)
+}
+
+/// The reasons a rendering is not strict, as changes of its report.
+fn not_strict(problems: Vec<Problem>, place: Place) -> impl Iterator<Item = Change> {
+    problems.into_iter().map(move |(pointer, why)| Change {
+        place,
+        pointer,
+        kind: ChangeKind::NotStrict { why },
+    })
+}
+
 /// OpenAI: one pipeline; when strict mode is asked for and nothing but optional properties stands
 /// in its way (`strict_blockers`), `StrictRequiredNullable` makes every property required and
 /// the rendering strict; otherwise the reasons go into the report.
@@ -372,8 +407,15 @@ fn openai(
         .apply(DescribeUnsupported {
             plain_patterns_only: true,
             ..DescribeUnsupported::new(OPENAI_UNSUPPORTED, OPENAI_FORMATS, None)
-        })
-        .apply(CloseObjects::default());
+        });
+    // What the model's profile takes in words rather than keywords (every format of them, where
+    // `format` is among them).
+    let profiled = policy.profile.described_keywords();
+    run.apply_if(
+        !profiled.is_empty(),
+        DescribeUnsupported::new(profiled, &[], None),
+    )
+    .apply(CloseObjects::default());
     // Optional properties are no reason: making every property required (and nullable) is
     // what strict mode's last step does.
     let blockers = if policy.strict {
@@ -381,20 +423,14 @@ fn openai(
     } else {
         Vec::new()
     };
-    let strict = policy.strict && blockers.is_empty();
+    let strict = policy.strict && policy.profile.allows_strict() && blockers.is_empty();
     if strict {
         run.apply(StrictRequiredNullable::default());
     }
     run.apply_if(present.default, DescribeDefaults::new(false));
     let mut rendered = run.finish(target)?;
     rendered.strict = strict;
-    rendered
-        .changes
-        .extend(blockers.into_iter().map(|(pointer, why)| Change {
-            place: policy.place,
-            pointer,
-            kind: ChangeKind::NotStrict { why },
-        }));
+    rendered.changes.extend(not_strict(blockers, policy.place));
     Ok(rendered)
 }
 

@@ -29,6 +29,7 @@ fn render(canonical: &Schema, target: Target, strict: bool) -> Result<TargetSche
             strict,
             recursion: RecursionPolicy::Refuse,
             place: Place::Input,
+            profile: crate::Profile::Documented,
         },
     )
 }

@@ -2,6 +2,9 @@
 //!
 //! Run on the output of the strict pipeline. Each problem becomes a note naming where it is
 //! and why, so a tool author sees what to change (a map, an untyped `serde_json::Value`…).
+//!
+//! The walk, boolean schemas and the rules every strict mode shares ([`StrictWalk`],
+//! [`shared_rules`]) are used by Anthropic's check too (`anthropic_strict.rs`).
 
 use schemars::Schema;
 use serde_json::{Map, Value};
@@ -54,33 +57,55 @@ pub(crate) fn strict_blockers(schema: &Schema) -> Vec<Problem> {
 }
 
 fn check_all(schema: &Schema, require_all: bool) -> Vec<Problem> {
-    let mut checker = Checker {
-        pointer: String::new(),
-        problems: Vec::new(),
-        too_deep: false,
-        require_all,
-    };
+    let mut walk = StrictWalk::default();
     if schema.get("anyOf").is_some() {
-        checker.problem("an `anyOf` cannot be the root in strict mode");
+        walk.problem("an `anyOf` cannot be the root in strict mode");
     }
-    checker.check(schema, None, 0);
-    checker.problems
+    let mut too_deep = false;
+    walk.run(schema, &mut |walk, node, depth| {
+        if depth > MAX_DEPTH && !too_deep {
+            too_deep = true;
+            walk.problem(
+                "objects are nested more than 10 levels deep, more than strict mode allows",
+            );
+        }
+        check_node(walk, node, require_all);
+    });
+    walk.problems
 }
 
-struct Checker {
+/// One strict mode's rules for an object node, given its depth of object nesting.
+pub(super) type NodeCheck<'a> = dyn FnMut(&mut StrictWalk, &Map<String, Value>, usize) + 'a;
+
+/// A strict check in progress: the JSON Pointer of the node being checked, and the problems
+/// found so far.
+#[derive(Debug, Default)]
+pub(super) struct StrictWalk {
     pointer: String,
-    problems: Vec<Problem>,
-    too_deep: bool,
-    /// Whether a property missing from `required` is a problem.
-    require_all: bool,
+    /// What was found, in the order the nodes were visited.
+    pub problems: Vec<Problem>,
 }
 
-impl Checker {
-    fn problem(&mut self, what: &str) {
+impl StrictWalk {
+    /// Records a problem at the node being checked.
+    pub fn problem(&mut self, what: &str) {
         self.problems.push((self.pointer.clone(), what.to_owned()));
     }
 
-    fn check(&mut self, schema: &Schema, loc: Option<Loc<'_>>, depth: usize) {
+    /// Checks `schema` and every subschema below it: boolean schemas here (no strict mode
+    /// takes `true`, nor `false` other than a closed object's `additionalProperties`), and every
+    /// object node with `check`, given how many object schemas enclose it (itself included).
+    pub fn run(&mut self, schema: &Schema, check: &mut NodeCheck<'_>) {
+        self.visit(schema, None, 0, check);
+    }
+
+    fn visit(
+        &mut self,
+        schema: &Schema,
+        loc: Option<Loc<'_>>,
+        depth: usize,
+        check: &mut NodeCheck<'_>,
+    ) {
         let node = match (schema.as_object(), schema.as_bool()) {
             (Some(node), _) => node,
             (None, Some(true)) => {
@@ -95,70 +120,70 @@ impl Checker {
             }
         };
         let depth = depth + usize::from(is_object_node(node));
-        if depth > MAX_DEPTH && !self.too_deep {
-            self.too_deep = true;
-            self.problem(
-                "objects are nested more than 10 levels deep, more than strict mode allows",
-            );
-        }
-        self.check_node(node);
+        check(self, node, depth);
         for_each_subschema(schema, |loc, sub| {
             let len = self.pointer.len();
             loc.push_to(&mut self.pointer);
-            self.check(sub, Some(loc), depth);
+            self.visit(sub, Some(loc), depth, check);
             self.pointer.truncate(len);
         });
     }
+}
 
-    fn check_node(&mut self, node: &Map<String, Value>) {
-        // A node has a handful of keys: comparing them with the short keyword lists costs less
-        // than a hashed lookup per keyword, on every node of every schema.
-        let has = |keyword: &str| node.keys().any(|k| k == keyword);
-        for keyword in REFUSED.iter().filter(|k| has(k)) {
-            self.problem(&format!("`{keyword}` is not supported in strict mode"));
-        }
-        if !node.keys().any(|k| TYPING.contains(&k.as_str())) {
-            self.problem("accepts any value (no `type`), which strict mode cannot express");
-        }
-        // OpenAI refuses any keyword beside a `$ref`, a description included ("$ref cannot
-        // have keywords {'description'}").
-        if node.contains_key("$ref") && node.len() > 1 {
-            self.problem("a `$ref` with keywords beside it cannot be strict");
-        }
-        // OpenAI refuses it outright ("array schema missing items"); `RepairShapes` gives every
-        // array `items` before this runs, so this holds what a later transform might undo.
-        if has_type(node, "array") && !has("items") {
-            self.problem(
-                "an array without `items` cannot be strict (\"array schema missing items\")",
-            );
-        }
-        if is_object_node(node) {
-            self.check_object(node);
-        }
+/// Whether a node has one of `keywords`. A node has a handful of keys: comparing them with the
+/// short keyword lists costs less than a hashed lookup per keyword, on every node of every
+/// schema.
+pub(super) fn has_any(node: &Map<String, Value>, keywords: &[&str]) -> bool {
+    node.keys().any(|k| keywords.contains(&k.as_str()))
+}
+
+/// The rules every strict mode shares, for one node: something gives it a type (one of
+/// `typing`), a `$ref` stands alone, an array says what its items are, and an object is closed.
+pub(super) fn shared_rules(walk: &mut StrictWalk, node: &Map<String, Value>, typing: &[&str]) {
+    if !has_any(node, typing) {
+        walk.problem("accepts any value (no `type`), which strict mode cannot express");
     }
-
-    fn check_object(&mut self, node: &Map<String, Value>) {
+    // OpenAI refuses any keyword beside a `$ref`, a description included ("$ref cannot
+    // have keywords {'description'}"); Anthropic's SDK keeps nothing beside one either.
+    if node.contains_key("$ref") && node.len() > 1 {
+        walk.problem("a `$ref` with keywords beside it cannot be strict");
+    }
+    // OpenAI refuses it outright ("array schema missing items"); `RepairShapes` gives every
+    // array `items` before OpenAI's check runs, so this holds what a later transform might undo.
+    if has_type(node, "array") && !node.contains_key("items") {
+        walk.problem("an array without `items` cannot be strict (its items could be any value)");
+    }
+    if is_object_node(node) {
         match node.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
             Some(Value::Object(_)) => {
-                self.problem("an open map (`additionalProperties` is a schema) cannot be strict");
+                walk.problem("an open map (`additionalProperties` is a schema) cannot be strict");
             }
-            _ => self.problem("an object that accepts any keys cannot be strict"),
+            _ => walk.problem("an object that accepts any keys cannot be strict"),
         }
-        if !self.require_all {
-            return;
-        }
-        let required = required_names(node);
-        let missing: Vec<String> = property_names(node)
-            .into_iter()
-            .filter(|n| !required.contains(n))
-            .map(|n| format!("`{n}`"))
-            .collect();
-        match missing.as_slice() {
-            [] => {}
-            [one] => self.problem(&format!("property {one} is not required")),
-            many => self.problem(&format!("properties {} are not required", many.join(", "))),
-        }
+    }
+}
+
+/// OpenAI's rules for one node: the shared ones, its refused keywords, and (when
+/// `require_all`) every property required.
+fn check_node(walk: &mut StrictWalk, node: &Map<String, Value>, require_all: bool) {
+    for keyword in REFUSED.iter().filter(|k| node.contains_key(**k)) {
+        walk.problem(&format!("`{keyword}` is not supported in strict mode"));
+    }
+    shared_rules(walk, node, TYPING);
+    if !require_all || !is_object_node(node) {
+        return;
+    }
+    let required = required_names(node);
+    let missing: Vec<String> = property_names(node)
+        .into_iter()
+        .filter(|n| !required.contains(n))
+        .map(|n| format!("`{n}`"))
+        .collect();
+    match missing.as_slice() {
+        [] => {}
+        [one] => walk.problem(&format!("property {one} is not required")),
+        many => walk.problem(&format!("properties {} are not required", many.join(", "))),
     }
 }
 

@@ -1,11 +1,16 @@
-//! Anthropic Messages API tools: `{name, description, input_schema}`.
+//! Anthropic Messages API tools: `{name, description, strict, input_schema}`, and the limits
+//! Anthropic puts on the strict tools of one request.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use super::JsonObject;
+use crate::schema::strict_cost;
 
-/// An Anthropic tool, rendered non-strict (strict mode is limited to 20 tools a request, so it is
-/// not a safe default); the schema is full draft 2020-12.
+/// An Anthropic tool; the schema is full draft 2020-12. Strict (`strict: true`) exactly when
+/// the schema uses only what Anthropic's strict mode accepts (nothing is rewritten for it) and
+/// the tool asks for it; a request keeps at most [`StrictLimit`]s of them strict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnthropicTool {
     /// The tool's name.
@@ -13,6 +18,113 @@ pub struct AnthropicTool {
     /// What it does, for the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Strict tool use: the model's input is held to the schema. Sent only when `true`, so a
+    /// non-strict tool is what it always was.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strict: bool,
     /// JSON Schema of the arguments (root `"type": "object"`).
     pub input_schema: JsonObject,
+}
+
+/// A limit Anthropic puts on the strict tools of one request (its structured-outputs
+/// documentation, "Schema complexity limits"; its errors: "Too many strict tools", "Schemas
+/// contains too many optional parameters (87) … (limit: 24)", "too many parameters with union
+/// types (24 parameters with type arrays or anyOf) … limit: 16").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StrictLimit {
+    /// At most 20 strict tools.
+    Tools,
+    /// At most 24 optional parameters (properties not `required`, at any depth) across them.
+    OptionalParameters,
+    /// At most 16 parameters with union types (an `anyOf`, or a list of types) across them.
+    UnionParameters,
+}
+
+impl StrictLimit {
+    /// Every limit, in the order they are checked.
+    pub const ALL: [StrictLimit; 3] = [
+        StrictLimit::Tools,
+        StrictLimit::OptionalParameters,
+        StrictLimit::UnionParameters,
+    ];
+
+    /// The most one request may carry.
+    pub const fn max(self) -> usize {
+        match self {
+            StrictLimit::Tools => 20,
+            StrictLimit::OptionalParameters => 24,
+            StrictLimit::UnionParameters => 16,
+        }
+    }
+
+    /// What is counted, in the plural.
+    pub const fn counted(self) -> &'static str {
+        match self {
+            StrictLimit::Tools => "strict tools",
+            StrictLimit::OptionalParameters => "optional parameters",
+            StrictLimit::UnionParameters => {
+                "parameters with union types (an `anyOf`, or a list of types)"
+            }
+        }
+    }
+
+    /// Why a tool past this limit is not strict, for its report.
+    pub(crate) fn reason(self) -> String {
+        format!(
+            "Anthropic takes {self} in one request, and the strict tools before this one use \
+             them up: it is sent non-strict (put the tools that most need strict mode first)"
+        )
+    }
+}
+
+impl fmt::Display for StrictLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at most {} {}", self.max(), self.counted())
+    }
+}
+
+/// What is left of the strict limits of one request. Tools are offered in the request's order:
+/// each keeps strict when it fits in what the strict tools before it left, so the first ones
+/// keep it, and a smaller tool after one that did not fit may still.
+#[derive(Debug, Clone)]
+pub(crate) struct StrictBudget {
+    tools: usize,
+    optional: usize,
+    unions: usize,
+}
+
+impl Default for StrictBudget {
+    fn default() -> Self {
+        StrictBudget {
+            tools: StrictLimit::Tools.max(),
+            optional: StrictLimit::OptionalParameters.max(),
+            unions: StrictLimit::UnionParameters.max(),
+        }
+    }
+}
+
+impl StrictBudget {
+    /// Takes a strict tool with `input_schema` into the request, or says the first limit it
+    /// would go past (and takes nothing).
+    pub(crate) fn admit(&mut self, input_schema: &JsonObject) -> Result<(), StrictLimit> {
+        let cost = strict_cost(input_schema);
+        let over = [
+            (StrictLimit::Tools, 1, self.tools),
+            (
+                StrictLimit::OptionalParameters,
+                cost.optional,
+                self.optional,
+            ),
+            (StrictLimit::UnionParameters, cost.unions, self.unions),
+        ]
+        .into_iter()
+        .find(|(_, needs, left)| needs > left);
+        if let Some((limit, _, _)) = over {
+            return Err(limit);
+        }
+        self.tools -= 1;
+        self.optional -= cost.optional;
+        self.unions -= cost.unions;
+        Ok(())
+    }
 }

@@ -6,7 +6,8 @@ mod gemini;
 mod mcp;
 mod responses;
 
-pub use anthropic::AnthropicTool;
+pub(crate) use anthropic::StrictBudget;
+pub use anthropic::{AnthropicTool, StrictLimit};
 pub use chat::{ChatFunction, ChatTool};
 pub use gemini::GeminiFunctionDeclaration;
 pub use mcp::{McpTool, McpToolAnnotations};
@@ -20,7 +21,7 @@ use serde::Serialize;
 use crate::report::{Change, ChangeKind, Place, Report};
 use crate::schema::{self, Policy};
 use crate::tool::ToolDefinition;
-use crate::{SchemaError, Target};
+use crate::{Profile, SchemaError, Target};
 
 /// A JSON object, as the schemas inside wire types are.
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -82,12 +83,14 @@ impl TargetTool {
         }
     }
 
-    /// Whether the tool is sent with `strict: true` (OpenAI); `false` for the other targets.
+    /// Whether the tool is sent with `strict: true` (OpenAI, Anthropic); `false` for the other
+    /// targets.
     pub fn strict(&self) -> bool {
         match self {
             TargetTool::ChatCompletions(tool) => tool.function.strict,
             TargetTool::Responses(tool) => tool.strict,
-            _ => false,
+            TargetTool::Anthropic(tool) => tool.strict,
+            TargetTool::Mcp(_) | TargetTool::Gemini(_) => false,
         }
     }
 
@@ -132,6 +135,9 @@ impl TargetTool {
             TargetTool::Anthropic(tool) => {
                 put(&mut out, "name", tool.name);
                 put_opt(&mut out, "description", tool.description);
+                if tool.strict {
+                    put(&mut out, "strict", true);
+                }
                 put(&mut out, "input_schema", Value::Object(tool.input_schema));
             }
             TargetTool::Gemini(tool) => {
@@ -160,7 +166,7 @@ mod tests {
             }
             let definition = builder.build();
             for target in Target::ALL {
-                let rendering = render(&definition, target, "t").unwrap();
+                let rendering = render(&definition, target, "t", Profile::Documented).unwrap();
                 let copied = rendering.to_json();
                 let moved = rendering.into_json();
                 assert_eq!(
@@ -198,12 +204,14 @@ pub(crate) fn render(
     definition: &ToolDefinition,
     target: Target,
     name: &str,
+    profile: Profile,
 ) -> Result<Rendering, SchemaError> {
     render_input(
         definition,
         Cow::Borrowed(definition.input_schema()),
         target,
         name,
+        profile,
     )
 }
 
@@ -214,11 +222,13 @@ pub(crate) fn render_input(
     input: Cow<'_, Schema>,
     target: Target,
     name: &str,
+    profile: Profile,
 ) -> Result<Rendering, SchemaError> {
     let policy = Policy {
         strict: definition.strict(),
         recursion: definition.recursion(),
         place: Place::Input,
+        profile,
     };
     let input = schema::render_for(input, target, policy)?;
     // The output schema is sent to MCP only: what canonicalising it changed concerns MCP alone.
@@ -281,6 +291,7 @@ pub(crate) fn render_input(
         Target::Anthropic => TargetTool::Anthropic(AnthropicTool {
             name,
             description,
+            strict: input.strict,
             input_schema: input.schema,
         }),
         Target::Gemini => {
@@ -297,6 +308,37 @@ pub(crate) fn render_input(
         }
     };
     Ok(Rendering { tool, report })
+}
+
+/// Whether `target` has a strict mode that a tool may ask for (`Strictness`, `#[tool(strict)]`).
+pub(crate) fn has_strict_mode(target: Target) -> bool {
+    target.is_openai() || target == Target::Anthropic
+}
+
+/// The [`StrictLimit`] a strict Anthropic `tool` would go past in a request whose strict tools
+/// before it left `budget`; `None` when it fits (and is counted in) or is not strict. Tools are
+/// offered in the request's order, so the first ones keep strict.
+pub(crate) fn past_strict_limit(
+    budget: &mut StrictBudget,
+    tool: &TargetTool,
+) -> Option<StrictLimit> {
+    match tool {
+        TargetTool::Anthropic(tool) if tool.strict => budget.admit(&tool.input_schema).err(),
+        _ => None,
+    }
+}
+
+impl Rendering {
+    /// Sends the tool non-strict because the strict tools before it in its request reached
+    /// `limit`, saying so in its report.
+    pub(crate) fn drop_strict(&mut self, limit: StrictLimit) {
+        if let TargetTool::Anthropic(tool) = &mut self.tool {
+            tool.strict = false;
+        }
+        self.report.push(tool_change(ChangeKind::NotStrict {
+            why: limit.reason(),
+        }));
+    }
 }
 
 fn tool_change(kind: ChangeKind) -> Change {
