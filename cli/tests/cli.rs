@@ -284,14 +284,21 @@ fn lints_the_github_corpus() {
     // two limits of Anthropic's strict mode the corpus reaches in one request (at most 20 strict
     // tools, 24 optional parameters): the tools past them are sent non-strict.
     assert!(
-        summary.ends_with(
-            ": 6 accepted as is, 577 rewritten, 2 not strict, 0 rejected; 2 warnings"
-        ),
+        summary
+            .ends_with(": 6 accepted as is, 577 rewritten, 2 not strict, 0 rejected; 2 warnings"),
         "{summary}"
     );
     let warnings = &lines[lines.len() - 3..lines.len() - 1];
-    assert!(warnings[0].contains("at most 20 strict tools"), "{}", warnings[0]);
-    assert!(warnings[1].contains("at most 24 optional parameters"), "{}", warnings[1]);
+    assert!(
+        warnings[0].contains("at most 20 strict tools"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        warnings[1].contains("at most 24 optional parameters"),
+        "{}",
+        warnings[1]
+    );
     // Grouped by tool: a name, then one indented line per target.
     let names = corpus_names(GITHUB);
     assert_eq!(lines.len(), names.len() * 6 + 3);
