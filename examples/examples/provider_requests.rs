@@ -1,8 +1,8 @@
-//! The requests tooldef builds for Anthropic's Messages API and Gemini's `generateContent`, as
-//! JSON on stdout: the showcase's tools, a model turn with parallel calls read back with
+//! The requests tooldef builds for Anthropic's Messages API, Gemini's `generateContent` and
+//! OpenAI's Responses API, as JSON on stdout: the showcase's tools, a model turn with parallel calls read back with
 //! `tooldef::calls`, and the turn that answers them (from the showcase's `ToolSet` through the
 //! `Router`, plus outputs with every kind of content). `tests/python/provider_sdks.py` checks
-//! them against the official `anthropic` and `google-genai` SDKs' request types.
+//! them against the official `anthropic`, `google-genai` and `openai` SDKs' request types.
 //!
 //! ```text
 //! cargo run --example provider_requests
@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use tooldef::calls::{
     Router, ToolCall, anthropic_tool_calls, anthropic_tool_result, anthropic_tool_results_message,
     gemini_function_calls, gemini_function_response, gemini_function_responses_content,
+    responses_function_output, responses_tool_calls,
 };
 use tooldef::{Content, Target, ToolOutput};
 use tooldef_examples::showcase;
@@ -138,13 +139,40 @@ async fn gemini(router: &Router) -> Value {
     })
 }
 
+async fn responses(router: &Router) -> Value {
+    let output: Vec<Value> = calls()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, arguments))| {
+            json!({"type": "function_call", "id": format!("fc_0{i}"), "call_id": format!("call_0{i}"),
+                "name": name, "arguments": arguments.to_string(), "status": "completed"})
+        })
+        .collect();
+    let calls = responses_tool_calls(&json!({"output": output})).unwrap_or_default();
+    let ours: Vec<ToolCall> = calls
+        .iter()
+        .filter(|c| !matches!(c.name.as_str(), "render_chart" | "find_documents"))
+        .cloned()
+        .collect();
+    let (routed, _) = router.answer_responses(&ours).await;
+    let answers = answer(&calls, routed, responses_function_output).await;
+    let mut input = vec![json!({"role": "user", "content": "Plan my trip to Paris."})];
+    input.extend(output);
+    input.extend(answers);
+    json!({"model": "gpt-4.1", "input": input, "tools": tools(Target::Responses)})
+}
+
 fn main() {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap_or_else(|err| panic!("a runtime: {err}"));
     let router = Router::new().toolset(showcase::toolset());
     let requests = runtime.block_on(async {
-        json!({"anthropic": anthropic(&router).await, "gemini": gemini(&router).await})
+        json!({
+            "anthropic": anthropic(&router).await,
+            "gemini": gemini(&router).await,
+            "responses": responses(&router).await,
+        })
     });
     println!("{requests:#}");
 }

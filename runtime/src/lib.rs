@@ -51,7 +51,7 @@ pub mod __private;
 pub use arguments::{Arguments, Leniency, Limits};
 pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
 pub use error::{ArgumentProblem, BuildError, ListError, SchemaError, ToolError};
-pub use output::{Content, IntoReturnValue, ReturnValue, ToolOutput};
+pub use output::{Content, EmbeddedBlob, IntoReturnValue, ReturnValue, ToolOutput};
 pub use portable::{
     MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,

@@ -44,7 +44,32 @@ pub enum Content {
     Resource(Map<String, Value>),
 }
 
+/// An embedded binary resource's data, as [`Content::embedded_blob`] gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbeddedBlob<'a> {
+    /// Its MIME type, trimmed.
+    pub mime_type: &'a str,
+    /// Its base64 data.
+    pub data: &'a str,
+    /// Its URI, if it has one.
+    pub uri: Option<&'a str>,
+}
+
 impl Content {
+    /// An embedded resource that carries binary data (`resource.blob` with its `mimeType`), for
+    /// an API that can read such a file itself (a PDF, an image); `None` for other blocks.
+    pub fn embedded_blob(&self) -> Option<EmbeddedBlob<'_>> {
+        let Content::Resource(block) = self else {
+            return None;
+        };
+        let inner = block.get("resource")?;
+        Some(EmbeddedBlob {
+            mime_type: inner.get("mimeType")?.as_str()?.trim(),
+            data: inner.get("blob")?.as_str()?,
+            uri: inner.get("uri").and_then(Value::as_str),
+        })
+    }
+
     /// The block in words, for an API whose tool results are text: the text itself; for an
     /// embedded text resource, its text; for the rest, what it is and where.
     pub fn to_text(&self) -> String {

@@ -1,10 +1,11 @@
-"""The requests tooldef builds for Anthropic and Gemini, checked against the official SDKs' own
-request types: `anthropic` (its `MessageCreateParams` TypedDicts) and `google-genai` (its pydantic
-models, which refuse unknown fields).
+"""The requests tooldef builds for Anthropic, Gemini and OpenAI's Responses API, checked against the
+official SDKs' own request types: `anthropic` (its `MessageCreateParams` TypedDicts), `openai` (its
+`ResponseCreateParams` TypedDicts) and `google-genai` (its pydantic models, which refuse unknown
+fields).
 
 Usage: provider_sdks.py REQUESTS.json   (the output of `cargo run --example provider_requests`)
 
-The anthropic SDK declares requests as TypedDicts and does not validate them at runtime, and
+The anthropic and openai SDKs declare requests as TypedDicts and does not validate them at runtime, and
 pydantic's TypedDict validation lets unknown keys and some missing ones through; so the check here
 walks the SDK's own type hints strictly: every key known, every required key present, every
 literal matched, a union matched by one of its members.
@@ -19,6 +20,8 @@ import typing
 import anthropic
 import pydantic
 import anthropic.types.message_create_params as message_create_params
+import openai
+from openai.types.responses import response_create_params
 from google import genai
 from google.genai import types as genai_types
 from typing_extensions import is_typeddict
@@ -153,6 +156,26 @@ def check_gemini(request):
     return problems
 
 
+def check_responses(request):
+    problems = []
+    strict(request, response_create_params.ResponseCreateParamsNonStreaming, "", problems)
+    items = request["input"]
+    asked = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    answered = [i.get("call_id") for i in items if i.get("type") == "function_call_output"]
+    if answered != asked:
+        problems.append(f"the outputs {answered} do not answer the calls {asked} in order")
+    kinds = {
+        part["type"]
+        for i in items
+        if i.get("type") == "function_call_output" and isinstance(i["output"], list)
+        for part in i["output"]
+    }
+    for kind in ("input_text", "input_image", "input_file"):
+        if kind not in kinds:
+            problems.append(f"no `{kind}` part among the outputs: the example should show one")
+    return problems
+
+
 def broken(requests):
     """The same requests with the faults a careless builder makes, which the checks must refuse:
     a check that refuses nothing proves nothing."""
@@ -164,26 +187,41 @@ def broken(requests):
     parts = bad["gemini"]["contents"][2]["parts"]
     parts[0]["functionResponse"]["response"] = "not an object"
     parts[1]["functionResponse"]["bogus"] = 1
+    outputs = [i for i in bad["responses"]["input"] if i.get("type") == "function_call_output"]
+    outputs[0]["bogus"] = 1
+    del outputs[1]["call_id"]
     return bad
 
 
 def main():
     requests = json.load(open(sys.argv[1]))
     bad = broken(requests)
-    for name, check in (("anthropic", check_anthropic), ("gemini", check_gemini)):
+    for name, check in (
+        ("anthropic", check_anthropic),
+        ("gemini", check_gemini),
+        ("responses", check_responses),
+    ):
         found = check(bad[name])
         if len(found) < 2:
             print(f"{name}: the check let a broken request through ({found}); it proves nothing")
             sys.exit(1)
     failures = 0
-    for name, check, version in (
-        ("anthropic", check_anthropic, anthropic.__version__),
-        ("google-genai", check_gemini, genai.__version__),
+    for name, key, check, version in (
+        ("anthropic", "anthropic", check_anthropic, anthropic.__version__),
+        ("google-genai", "gemini", check_gemini, genai.__version__),
+        ("openai (Responses)", "responses", check_responses, openai.__version__),
     ):
-        request = requests["anthropic" if name == "anthropic" else "gemini"]
+        request = requests[key]
         problems = check(request)
-        tools = len(request["tools"]) if name == "anthropic" else len(request["tools"][0]["functionDeclarations"])
-        results = len(request["messages"][2]["content"]) if name == "anthropic" else len(request["contents"][2]["parts"])
+        if key == "gemini":
+            tools = len(request["tools"][0]["functionDeclarations"])
+            results = len(request["contents"][2]["parts"])
+        elif key == "anthropic":
+            tools = len(request["tools"])
+            results = len(request["messages"][2]["content"])
+        else:
+            tools = len(request["tools"])
+            results = sum(i.get("type") == "function_call_output" for i in request["input"])
         if problems:
             failures += 1
             print(f"{name} {version}: REFUSED:")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Checks the requests tooldef builds for Anthropic and Gemini (the showcase's tools, a turn of
-# parallel calls read back with tooldef::calls, and the turn that answers them) against the
-# official `anthropic` and `google-genai` Python SDKs' request types: provider_sdks.py.
+# Checks the requests tooldef builds for Anthropic, Gemini and OpenAI's Responses API (the
+# showcase's tools, a turn of parallel calls read back with tooldef::calls, and the turn that
+# answers them) against the
+# official `anthropic`, `google-genai` and `openai` Python SDKs' request types: provider_sdks.py.
 # Installs the SDKs into the virtual environment the other Python suites use (TOOLDEF_VENV, by
 # default target/python-venv). Skips, saying so, where there is no Python 3.10+.
 set -euo pipefail
@@ -15,7 +16,7 @@ venv=${TOOLDEF_VENV:-"$root/target/python-venv"}
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "anthropic>=0.70,<1" "google-genai>=1.40,<2"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "anthropic>=0.70,<1" "google-genai>=1.40,<2" "openai>=3.54,<4"
 requests=$(mktemp)
 trap 'rm -f "$requests"' EXIT
 (cd "$root" && cargo run -q -p tooldef-examples --example provider_requests) > "$requests"

@@ -303,9 +303,7 @@ fn content_block(content: &Content) -> Option<Value> {
         Content::Image { data, mime_type } => {
             image_block(data, mime_type).or_else(|| text_block(not_shown(content)))
         }
-        Content::Resource(resource) => {
-            embedded_block(resource).or_else(|| text_block(content.to_text()))
-        }
+        Content::Resource(_) => embedded_block(content).or_else(|| text_block(content.to_text())),
         Content::Audio { .. } | Content::ResourceLink(_) => text_block(content.to_text()),
     }
 }
@@ -334,21 +332,19 @@ fn not_shown(image: &Content) -> String {
 
 /// An embedded binary resource the API can read itself: a PDF as a `document` block (titled by
 /// its URI), an image as an `image` block. Text resources and other types are `None`.
-fn embedded_block(resource: &Map<String, Value>) -> Option<Value> {
-    let inner = resource.get("resource")?;
-    let blob = inner.get("blob")?.as_str()?;
-    let mime_type = inner.get("mimeType")?.as_str()?;
-    if mime_type.trim().eq_ignore_ascii_case("application/pdf") {
+fn embedded_block(resource: &Content) -> Option<Value> {
+    let blob = resource.embedded_blob()?;
+    if blob.mime_type.eq_ignore_ascii_case("application/pdf") {
         let mut document = json!({
             "type": "document",
-            "source": {"type": "base64", "media_type": "application/pdf", "data": blob}
+            "source": {"type": "base64", "media_type": "application/pdf", "data": blob.data}
         });
-        if let Some(uri) = inner.get("uri").and_then(Value::as_str) {
+        if let Some(uri) = blob.uri {
             document["title"] = Value::from(uri);
         }
         return Some(document);
     }
-    image_block(blob, mime_type)
+    image_block(blob.data, blob.mime_type)
 }
 
 #[cfg(test)]

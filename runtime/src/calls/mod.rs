@@ -17,7 +17,7 @@ pub use gemini::{
 };
 pub use openai::{
     ChatCallAccumulator, ResponsesCallAccumulator, chat_tool_calls, chat_tool_message,
-    responses_output_item, responses_tool_calls,
+    responses_function_output, responses_output_item, responses_tool_calls,
 };
 
 use std::collections::HashSet;
@@ -194,13 +194,11 @@ impl Router {
         .await
     }
 
-    /// Answers every call, in order, as Responses `function_call_output` items; calls to the
-    /// caller's own tools are returned for the caller to answer.
+    /// Answers every call, in order, as Responses `function_call_output` items (images and PDFs
+    /// as input parts: [`responses_function_output`]); calls to the caller's own tools are
+    /// returned for the caller to answer.
     pub async fn answer_responses(&self, calls: &[ToolCall]) -> (Vec<Value>, Vec<ToolCall>) {
-        self.answer_all(calls, |call, output, _| {
-            responses_output_item(&call.id, &output.to_text())
-        })
-        .await
+        self.answer_all(calls, responses_function_output).await
     }
 
     /// Answers every call, in order, as Anthropic `tool_result` blocks (images as image blocks,

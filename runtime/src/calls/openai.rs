@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::{Value, json};
 
 use super::{CallsError, ToolCall};
+use crate::{Content, ToolOutput};
 
 /// The tool calls of a Chat Completions assistant message (or of a whole completion, whose first
 /// choice's message is taken). A message without calls has none.
@@ -74,6 +75,62 @@ pub fn chat_tool_message(call_id: &str, content: &str) -> Value {
 /// The Responses input item that answers a call: `{"type": "function_call_output", "call_id", "output"}`.
 pub fn responses_output_item(call_id: &str, output: &str) -> Value {
     json!({"type": "function_call_output", "call_id": call_id, "output": output})
+}
+
+/// The image types the Responses API reads (its image input guide: PNG, JPEG, WebP,
+/// non-animated GIF).
+const RESPONSES_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
+
+/// The Responses input item that answers `call` with a tool's whole output. An output of text
+/// (and things said in words) is the text, as [`responses_output_item`] gives it; one with an
+/// image the API reads or an embedded PDF is a list of `input_text`, `input_image` (a `data:`
+/// URL) and `input_file` (the PDF's data, named by its URI) parts, in the output's order, the
+/// rest said in words, and the structured content as JSON text unless a text block already
+/// holds it. `function_call_output.output` takes either form (the openai SDK's
+/// `FunctionCallOutput.output`: a string, or a list of input text, image and file parts). A
+/// failure is said by the text: the Responses API has no error flag.
+pub fn responses_function_output(call: &ToolCall, output: &ToolOutput, _is_error: bool) -> Value {
+    let readable = |block: &Content| match block {
+        Content::Image { mime_type, .. } => {
+            RESPONSES_IMAGE_TYPES.contains(&mime_type.trim().to_ascii_lowercase().as_str())
+        }
+        other => other
+            .embedded_blob()
+            .is_some_and(|blob| blob.mime_type.eq_ignore_ascii_case("application/pdf")),
+    };
+    if !output.content.iter().any(readable) {
+        return responses_output_item(&call.id, &output.to_text());
+    }
+    let mut parts: Vec<Value> = output
+        .content
+        .iter()
+        .map(|block| match (block, block.embedded_blob()) {
+            (Content::Image { data, mime_type }, _) if readable(block) => json!({
+                "type": "input_image",
+                "image_url": format!("data:{};base64,{data}", mime_type.trim()),
+            }),
+            (_, Some(blob)) if readable(block) => {
+                let mut file = json!({
+                    "type": "input_file",
+                    "file_data": format!("data:application/pdf;base64,{}", blob.data),
+                });
+                if let Some(name) = blob.uri.and_then(|uri| uri.rsplit('/').next()) {
+                    file["filename"] = Value::from(name);
+                }
+                file
+            }
+            _ => json!({"type": "input_text", "text": block.to_text()}),
+        })
+        .collect();
+    if let Some(structured) = &output.structured
+        && !output
+            .content
+            .iter()
+            .any(|block| output.repeats_structured(block))
+    {
+        parts.push(json!({"type": "input_text", "text": structured.to_string()}));
+    }
+    json!({"type": "function_call_output", "call_id": call.id, "output": parts})
 }
 
 #[derive(Debug, Default, Clone)]
@@ -257,7 +314,56 @@ impl ResponsesCallAccumulator {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Map;
+
     use super::*;
+
+    #[test]
+    fn responses_outputs_carry_images_and_pdfs_as_parts() {
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "chart".into(),
+            arguments: "{}".into(),
+        };
+        // Text alone, or with what the API cannot read, stays a string.
+        let svg = ToolOutput::blocks([
+            Content::Text("A chart.".into()),
+            Content::Image {
+                data: "PHN2Zz4=".into(),
+                mime_type: "image/svg+xml".into(),
+            },
+        ]);
+        assert_eq!(
+            responses_function_output(&call, &svg, false),
+            json!({"type": "function_call_output", "call_id": "call_1",
+                "output": "A chart.\n\n[image: image/svg+xml]"})
+        );
+        let mut pdf = Map::new();
+        pdf.insert("type".into(), json!("resource"));
+        pdf.insert(
+            "resource".into(),
+            json!({"uri": "file:///r/q3.pdf", "mimeType": "application/pdf", "blob": "JVBE"}),
+        );
+        let mut output = ToolOutput::blocks([
+            Content::Text("A chart.".into()),
+            Content::Image {
+                data: "iVBO".into(),
+                mime_type: "image/png".into(),
+            },
+            Content::Resource(pdf),
+        ]);
+        output.structured = Some(json!({"points": 3}));
+        assert_eq!(
+            responses_function_output(&call, &output, false)["output"],
+            json!([
+                {"type": "input_text", "text": "A chart."},
+                {"type": "input_image", "image_url": "data:image/png;base64,iVBO"},
+                {"type": "input_file", "file_data": "data:application/pdf;base64,JVBE",
+                    "filename": "q3.pdf"},
+                {"type": "input_text", "text": "{\"points\":3}"}
+            ])
+        );
+    }
 
     #[test]
     fn chat_calls_from_a_message_and_a_completion() {
