@@ -207,8 +207,10 @@ pub struct ConversionArgs {
         value_name = "TARGET",
         required_unless_present = "model",
         long_help = "The target to convert for: `mcp` (an MCP server's tools/list), `chat` (OpenAI \
-Chat Completions), `responses` (OpenAI Responses API), `anthropic` (Anthropic Messages API) or \
-`gemini` (Gemini function declarations). Needed unless --model is given.
+Chat Completions), `responses` (OpenAI Responses API), `anthropic` (Anthropic Messages API), \
+`gemini` (Gemini function declarations with OpenAPI `parameters`, which the Live API needs) or \
+`gemini-json` (Gemini function declarations with `parametersJsonSchema`: JSON Schema, so \
+recursive types, maps and unions survive). Needed unless --model is given.
 
 Example: --to gemini"
     )]
@@ -302,14 +304,14 @@ pub struct ConvertArgs {
 /// `tooldef lint`.
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// The targets to check, comma-separated (default: all five).
+    /// The targets to check, comma-separated (default: all six).
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
         value_name = "TARGETS",
         long_help = "The targets to check, comma-separated: any of mcp, chat, responses, \
-anthropic, gemini. Default: all five.
+anthropic, gemini, gemini-json. Default: all six.
 
 Example: --to chat,gemini"
     )]
@@ -344,7 +346,7 @@ Example: tooldef lint --verbose --to chat tools.json"
 }
 
 impl LintArgs {
-    /// The requested targets, in the order given, without repeats; all five when none is given.
+    /// The requested targets, in the order given, without repeats; all six when none is given.
     pub fn targets(&self) -> Vec<Target> {
         if self.to.is_empty() {
             return Target::ALL.to_vec();
@@ -464,19 +466,30 @@ impl ServerArgs {
 /// `tooldef call`.
 #[derive(Debug, Args)]
 pub struct CallArgs {
-    /// The target whose model sends the call.
+    /// The target whose model sends the call (or give --model).
     #[arg(
         long,
         value_enum,
         value_name = "TARGET",
+        required_unless_present = "model",
         long_help = "The target whose model sends the call: `mcp`, `chat`, `responses`, \
-`anthropic` or `gemini`. The server's tools are converted for it as `list --to TARGET` would, \
-and the call is read as that target's model sends it: under the name it was given, with the \
-arguments in the shape of the converted schema.
+`anthropic`, `gemini` or `gemini-json`. The server's tools are converted for it as `list --to \
+TARGET` would, and the call is read as that target's model sends it: under the name it was given, \
+with the arguments in the shape of the converted schema. Needed unless --model is given.
 
 Example: --to chat"
     )]
-    pub to: TargetArg,
+    pub to: Option<TargetArg>,
+    /// The model that sends the call: chooses the target (unless --to is given) and its profile.
+    #[arg(
+        long,
+        value_name = "MODEL",
+        long_help = "The model that sends the call, by its id, as for `list --model`: the tools \
+are converted for its target and profile, and the call is read as that model sends it.
+
+Example: --model o3-mini"
+    )]
+    pub model: Option<String>,
     /// Strict mode for the OpenAI targets: auto, on or off.
     #[arg(
         long,
@@ -523,8 +536,8 @@ impl CallArgs {
     /// would (a tool that cannot be converted only matters if it is the one called).
     pub fn conversion(&self) -> ConversionArgs {
         ConversionArgs {
-            to: Some(self.to),
-            model: None,
+            to: self.to,
+            model: self.model.clone(),
             strict: self.strict,
             lenient: true,
             names: None,
@@ -543,8 +556,10 @@ pub enum TargetArg {
     Responses,
     /// The Anthropic Messages API.
     Anthropic,
-    /// Gemini function declarations.
+    /// Gemini function declarations with `parameters` (OpenAPI subset; the Live API too).
     Gemini,
+    /// Gemini function declarations with `parametersJsonSchema` (JSON Schema with `$ref`).
+    GeminiJson,
 }
 
 impl From<TargetArg> for Target {
@@ -555,6 +570,7 @@ impl From<TargetArg> for Target {
             TargetArg::Responses => Target::Responses,
             TargetArg::Anthropic => Target::Anthropic,
             TargetArg::Gemini => Target::Gemini,
+            TargetArg::GeminiJson => Target::GeminiJsonSchema,
         }
     }
 }

@@ -13,6 +13,9 @@ use crate::failure::Failure;
 use crate::summary::Summary;
 use crate::{input, output};
 
+/// The width of the target column: the longest short name (`gemini-json`).
+const COLUMN: usize = 11;
+
 /// How a target takes a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Status {
@@ -52,11 +55,11 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
             if status == Status::Rejected {
                 rejected_by_target[t] += 1;
             }
-            let _ = writeln!(report, "  {:<10} {line}", target.short_name());
+            let _ = writeln!(report, "  {:<COLUMN$} {line}", target.short_name());
             if args.verbose {
                 if let Some(converted) = batch.tools.iter().find(|c| c.index == index) {
                     for change in converted.rendering.report.changes() {
-                        let _ = writeln!(report, "  {:<10}   - {change}", "");
+                        let _ = writeln!(report, "  {:<COLUMN$}   - {change}", "");
                     }
                 }
             }

@@ -397,3 +397,39 @@ fn the_image_block_is_printed_whole() {
     assert_png_base64(data);
     assert_eq!(result.get("isError"), None, "{result}");
 }
+
+#[test]
+fn a_model_id_chooses_the_target_the_call_is_read_for() {
+    // Gemini's `parametersJsonSchema`, chosen from the model's id; the name is Gemini's too.
+    let command = tooldef_for(
+        Kind::Everything,
+        &[
+            "call",
+            "--model",
+            "gemini-2.5-flash",
+            "--tool",
+            "get-sum",
+            "--arguments",
+            r#"{"a": 2, "b": 40}"#,
+            "--server-stderr",
+            "discard",
+            "--timeout",
+            TIMEOUT,
+        ],
+    );
+    let output = run(command, b"");
+    assert_eq!(status(&output), 0, "stderr:\n{}", stderr(&output));
+    assert_eq!(
+        result_text(&stdout_json(&output)),
+        "The sum of 2 and 40 is 42."
+    );
+    // Neither a target nor a model: clap says what is missing.
+    let command = tooldef_for(Kind::Everything, &["call", "--tool", "get-sum"]);
+    let output = run(command, b"");
+    assert_eq!(status(&output), 2);
+    assert!(
+        stderr(&output).contains("--to <TARGET>"),
+        "{}",
+        stderr(&output)
+    );
+}

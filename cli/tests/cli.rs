@@ -17,7 +17,14 @@ const FASTMCP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../tests/fixtures/corpus/fastmcp-metabolic.tools.json"
 );
-const TARGETS: [&str; 5] = ["mcp", "chat", "responses", "anthropic", "gemini"];
+const TARGETS: [&str; 6] = [
+    "mcp",
+    "chat",
+    "responses",
+    "anthropic",
+    "gemini",
+    "gemini-json",
+];
 
 /// Runs `tooldef` with `args`, feeding `stdin` (empty when `None`).
 fn tooldef(args: &[&str], stdin: Option<&[u8]>) -> Output {
@@ -276,16 +283,17 @@ fn lints_the_github_corpus() {
     let summary = lines.last().expect("a summary");
     assert!(
         summary.starts_with(
-            "summary: 117 tools, 5 targets (mcp, chat, responses, anthropic, gemini): "
+            "summary: 117 tools, 6 targets (mcp, chat, responses, anthropic, gemini, gemini-json): "
         ),
         "{summary}"
     );
-    // The verdicts the diff-based lint gave before the report existed, to the tool; and the
+    // The verdicts the diff-based lint gave before the report existed, to the tool (and for
+    // `gemini-json`, every tool rewritten: objects closed, as for Anthropic); and the
     // two limits of Anthropic's strict mode the corpus reaches in one request (at most 20 strict
     // tools, 24 optional parameters): the tools past them are sent non-strict.
     assert!(
         summary
-            .ends_with(": 6 accepted as is, 577 rewritten, 2 not strict, 0 rejected; 2 warnings"),
+            .ends_with(": 6 accepted as is, 694 rewritten, 2 not strict, 0 rejected; 2 warnings"),
         "{summary}"
     );
     let warnings = &lines[lines.len() - 3..lines.len() - 1];
@@ -301,12 +309,12 @@ fn lints_the_github_corpus() {
     );
     // Grouped by tool: a name, then one indented line per target.
     let names = corpus_names(GITHUB);
-    assert_eq!(lines.len(), names.len() * 6 + 3);
-    for (name, block) in names.iter().zip(lines.chunks(6)) {
+    assert_eq!(lines.len(), names.len() * 7 + 3);
+    for (name, block) in names.iter().zip(lines.chunks(7)) {
         assert_eq!(block[0], name);
         for (target, line) in TARGETS.iter().zip(&block[1..]) {
             let verdict = line
-                .strip_prefix(&format!("  {target:<10} "))
+                .strip_prefix(&format!("  {target:<11} "))
                 .unwrap_or_else(|| panic!("{line}"));
             assert!(
                 verdict == "accepted as is"
@@ -328,7 +336,7 @@ fn lints_the_github_corpus() {
         number.parse().unwrap_or_else(|_| panic!("{summary}"))
     };
     let total = counted(" accepted as is") + counted(" rewritten") + counted(" not strict");
-    assert_eq!(total, 117 * 5, "{summary}");
+    assert_eq!(total, 117 * 6, "{summary}");
     assert!(counted(" not strict") > 0, "{summary}");
 }
 
@@ -340,12 +348,12 @@ fn lints_the_fastmcp_corpus() {
     let text = stdout(&output);
     let summary = text.lines().last().expect("a summary");
     assert!(
-        summary.starts_with("summary: 27 tools, 5 targets"),
+        summary.starts_with("summary: 27 tools, 6 targets"),
         "{summary}"
     );
     // The verdicts the diff-based lint gave before the report existed.
     assert!(
-        summary.ends_with(": 0 accepted as is, 127 rewritten, 8 not strict, 0 rejected"),
+        summary.ends_with(": 0 accepted as is, 154 rewritten, 8 not strict, 0 rejected"),
         "{summary}"
     );
     // The recursive type, described for Gemini where it recurs.
@@ -357,12 +365,12 @@ fn lints_the_fastmcp_corpus() {
             .unwrap_or_else(|| panic!("{tool}: {text}"));
         let gemini = lines[at + 5];
         assert!(
-            gemini.starts_with("  gemini     rewritten: ")
+            gemini.starts_with("  gemini      rewritten: ")
                 && gemini.contains("described 1 recursive type where it recurs"),
             "{tool}: {gemini}"
         );
     }
-    assert!(text.contains("\n  chat       not strict: `/properties/coefficients`"));
+    assert!(text.contains("\n  chat        not strict: `/properties/coefficients`"));
 
     // Without Gemini nothing is rejected.
     let output = tooldef(&["lint", "--to", "chat,responses,anthropic", FASTMCP], None);
@@ -803,11 +811,11 @@ fn lint_verbose_lists_every_change_under_its_verdict() {
     // The same verdicts and summary, with the changes listed after the verdict they explain.
     let (changes, rest): (Vec<&str>, Vec<&str>) = verbose
         .iter()
-        .partition(|l| l.starts_with(&format!("  {:<10}   - ", "")));
+        .partition(|l| l.starts_with(&format!("  {:<11}   - ", "")));
     assert_eq!(rest, plain);
     assert_eq!(verbose[0], "fs.read_file");
     assert!(
-        verbose[1].starts_with("  chat       rewritten: "),
+        verbose[1].starts_with("  chat        rewritten: "),
         "{verbose:#?}"
     );
     // Renamed, `default` moved into the description, `limit` made required and nullable,

@@ -1,5 +1,5 @@
-//! The requests tooldef builds for Anthropic's Messages API, Gemini's `generateContent` and
-//! OpenAI's Responses API, as JSON on stdout: the showcase's tools, a model turn with parallel calls read back with
+//! The requests tooldef builds for Anthropic's Messages API, Gemini's `generateContent` (with
+//! `parameters`, and with `parametersJsonSchema`) and OpenAI's Responses API, as JSON on stdout: the showcase's tools, a model turn with parallel calls read back with
 //! `tooldef::calls`, and the turn that answers them (from the showcase's `ToolSet` through the
 //! `Router`, plus outputs with every kind of content). `tests/python/provider_sdks.py` checks
 //! them against the official `anthropic`, `google-genai` and `openai` SDKs' request types.
@@ -118,7 +118,9 @@ async fn anthropic(router: &Router) -> Value {
     })
 }
 
-async fn gemini(router: &Router) -> Value {
+/// A Gemini request whose declarations are rendered for `target`: [`Target::Gemini`]
+/// (`parameters`) or [`Target::GeminiJsonSchema`] (`parametersJsonSchema`).
+async fn gemini(router: &Router, target: Target) -> Value {
     let model_turn = json!({"role": "model", "parts": calls().into_iter().map(|(name, args)|
         json!({"functionCall": {"name": name, "args": args}})).collect::<Vec<Value>>()});
     let calls = gemini_function_calls(&model_turn).unwrap_or_default();
@@ -135,7 +137,7 @@ async fn gemini(router: &Router) -> Value {
             model_turn,
             gemini_function_responses_content(parts),
         ],
-        "tools": [{"functionDeclarations": tools(Target::Gemini)}],
+        "tools": [{"functionDeclarations": tools(target)}],
     })
 }
 
@@ -170,7 +172,8 @@ fn main() {
     let requests = runtime.block_on(async {
         json!({
             "anthropic": anthropic(&router).await,
-            "gemini": gemini(&router).await,
+            "gemini": gemini(&router, Target::Gemini).await,
+            "gemini-json": gemini(&router, Target::GeminiJsonSchema).await,
             "responses": responses(&router).await,
         })
     });

@@ -11,7 +11,7 @@ use serde_json::Value;
 use tooldef::{Target, ToolDefinition};
 use tooldef_examples::showcase;
 
-const USAGE: &str = "usage: showcase [--target mcp|chat|responses|anthropic|gemini]";
+const USAGE: &str = "usage: showcase [--target mcp|chat|responses|anthropic|gemini|gemini-json]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,7 +74,9 @@ fn print_overview() {
         print_tool(definition);
     }
     println!("Print every definition for one target with:");
-    println!("  cargo run --example showcase -- --target mcp|chat|responses|anthropic|gemini");
+    println!(
+        "  cargo run --example showcase -- --target mcp|chat|responses|anthropic|gemini|gemini-json"
+    );
 }
 
 fn print_tool(definition: &ToolDefinition) {

@@ -9,7 +9,8 @@
 //! assert_eq!(chosen.target, Target::ChatCompletions);
 //! assert_eq!(chosen.profile, Profile::OpenAiReasoning);
 //! assert_eq!(Target::for_model("claude-sonnet-4-5").target, Target::Anthropic);
-//! assert_eq!(Target::for_model("gemini-2.5-pro").target, Target::Gemini);
+//! assert_eq!(Target::for_model("gemini-2.5-pro").target, Target::GeminiJsonSchema);
+//! assert_eq!(Target::for_model("gemini-live-2.5-flash-preview").target, Target::Gemini);
 //! assert_eq!(Target::for_model("ft:gpt-4o-mini-2024-07-18:acme::9x").profile, Profile::OpenAiFineTuned);
 //! assert_eq!(Target::for_model("meta-llama/Llama-3.3-70B-Instruct").profile, Profile::OpenAiCompatible);
 //! ```
@@ -113,7 +114,10 @@ impl Target {
     ///
     /// - `claude-…` (and Bedrock's `anthropic.claude-…`, Vertex's `claude-…@date`):
     ///   [`Target::Anthropic`];
-    /// - `gemini-…` (and `models/gemini-…`): [`Target::Gemini`];
+    /// - `gemini-…` (and `models/gemini-…`, Vertex's `publishers/google/models/gemini-…`):
+    ///   [`Target::GeminiJsonSchema`], which every current Gemini model takes on
+    ///   `generateContent`; the Live API's models (`…-live-…`, `…native-audio…`) take only
+    ///   OpenAPI `parameters`: [`Target::Gemini`];
     /// - OpenAI's: `gpt-…`, `chatgpt-…`, `o1`…`o4` and their variants, `codex-…`, fine-tuned
     ///   `ft:…`: [`Target::ChatCompletions`], or [`Target::Responses`] for the models only the
     ///   Responses API serves (`o3-pro`, `codex-mini`…), with [`Profile::OpenAiReasoning`] for
@@ -124,6 +128,7 @@ impl Target {
     pub fn for_model(model: &str) -> ModelTarget {
         let id = model.trim().to_ascii_lowercase();
         let id = id.strip_prefix("openai/").unwrap_or(&id);
+        let id = id.strip_prefix("publishers/google/").unwrap_or(id);
         let id = id.strip_prefix("models/").unwrap_or(id);
         let chat = |profile| ModelTarget {
             target: Target::ChatCompletions,
@@ -136,8 +141,13 @@ impl Target {
             };
         }
         if id.starts_with("gemini-") {
+            let live = id.contains("-live") || id.contains("native-audio");
             return ModelTarget {
-                target: Target::Gemini,
+                target: if live {
+                    Target::Gemini
+                } else {
+                    Target::GeminiJsonSchema
+                },
                 profile: Profile::Documented,
             };
         }
@@ -282,8 +292,22 @@ mod tests {
             "gemini-2.5-flash-lite",
             "gemini-2.0-flash",
             "gemini-3-pro-preview",
+            "gemini-3.1-flash-lite",
             "models/gemini-2.5-pro",
+            "publishers/google/models/gemini-2.5-flash",
+        ] {
+            assert_eq!(
+                chosen(model),
+                (Target::GeminiJsonSchema, Profile::Documented),
+                "{model}"
+            );
+        }
+        // The Live API takes only OpenAPI `parameters`.
+        for model in [
             "gemini-live-2.5-flash-preview",
+            "gemini-2.0-flash-live-001",
+            "gemini-2.5-flash-native-audio-preview-09-2025",
+            "gemini-2.5-flash-preview-native-audio-dialog",
         ] {
             assert_eq!(
                 chosen(model),

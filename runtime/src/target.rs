@@ -1,4 +1,4 @@
-//! The five targets a tool definition is rendered for, and what each accepts that is not a
+//! The six targets a tool definition is rendered for, and what each accepts that is not a
 //! schema keyword: names, descriptions, how many tools a request may carry.
 
 use std::fmt;
@@ -15,22 +15,28 @@ pub enum Target {
     Responses,
     /// An Anthropic Messages API tool: `{name, description, input_schema}`.
     Anthropic,
-    /// A Gemini function declaration whose `parameters` use the OpenAPI 3.0 subset.
+    /// A Gemini function declaration whose `parameters` use the OpenAPI 3.0 subset: what every
+    /// Gemini API takes, the Live API included.
     Gemini,
+    /// A Gemini function declaration whose `parametersJsonSchema` is JSON Schema: `$ref` (so
+    /// recursive types), `anyOf`, `null`, maps and tuples, which `parameters` cannot express.
+    /// The Developer API and Vertex take it; the Live API does not.
+    GeminiJsonSchema,
 }
 
 impl Target {
     /// Every target, in a fixed order.
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::Mcp,
         Target::ChatCompletions,
         Target::Responses,
         Target::Anthropic,
         Target::Gemini,
+        Target::GeminiJsonSchema,
     ];
 
     /// The short name used on command lines and in file names: `mcp`, `chat`, `responses`,
-    /// `anthropic`, `gemini`.
+    /// `anthropic`, `gemini`, `gemini-json`.
     pub const fn short_name(self) -> &'static str {
         match self {
             Target::Mcp => "mcp",
@@ -38,6 +44,7 @@ impl Target {
             Target::Responses => "responses",
             Target::Anthropic => "anthropic",
             Target::Gemini => "gemini",
+            Target::GeminiJsonSchema => "gemini-json",
         }
     }
 
@@ -46,12 +53,18 @@ impl Target {
         matches!(self, Target::ChatCompletions | Target::Responses)
     }
 
+    /// Whether this target is one of Gemini's two forms of a function declaration (their names
+    /// and per-request limits are the same).
+    pub const fn is_gemini(self) -> bool {
+        matches!(self, Target::Gemini | Target::GeminiJsonSchema)
+    }
+
     /// The most tools one request may carry: OpenAI refuses more than 128
     /// (`array_above_max_length`), Gemini more than 512 function declarations.
     pub const fn max_tools(self) -> Option<usize> {
         match self {
             Target::ChatCompletions | Target::Responses => Some(128),
-            Target::Gemini => Some(512),
+            Target::Gemini | Target::GeminiJsonSchema => Some(512),
             Target::Mcp | Target::Anthropic => None,
         }
     }
@@ -61,7 +74,7 @@ impl Target {
     pub const fn max_description_chars(self) -> Option<usize> {
         match self {
             Target::ChatCompletions | Target::Responses => Some(1024),
-            Target::Mcp | Target::Anthropic | Target::Gemini => None,
+            Target::Mcp | Target::Anthropic | Target::Gemini | Target::GeminiJsonSchema => None,
         }
     }
 
@@ -78,7 +91,7 @@ impl Target {
             && name
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
-            && (self != Target::Gemini
+            && (!self.is_gemini()
                 || name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
     }
 }
@@ -94,13 +107,16 @@ impl fmt::Display for Target {
             Target::Responses => "OpenAI Responses",
             Target::Anthropic => "Anthropic",
             Target::Gemini => "Gemini",
+            Target::GeminiJsonSchema => "Gemini (parametersJsonSchema)",
         })
     }
 }
 
 /// The error for a target name that is not one of [`Target::ALL`]'s short names.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown target `{0}`: expected one of mcp, chat, responses, anthropic, gemini")]
+#[error(
+    "unknown target `{0}`: expected one of mcp, chat, responses, anthropic, gemini, gemini-json"
+)]
 pub struct UnknownTarget(pub String);
 
 impl FromStr for Target {

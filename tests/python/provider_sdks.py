@@ -1,7 +1,9 @@
-"""The requests tooldef builds for Anthropic, Gemini and OpenAI's Responses API, checked against the
-official SDKs' own request types: `anthropic` (its `MessageCreateParams` TypedDicts), `openai` (its
-`ResponseCreateParams` TypedDicts) and `google-genai` (its pydantic models, which refuse unknown
-fields).
+"""The requests tooldef builds for Anthropic, Gemini (with `parameters`, and with
+`parametersJsonSchema`) and OpenAI's Responses API, checked against the official SDKs' own request
+types: `anthropic` (its `MessageCreateParams` TypedDicts), `openai` (its `ResponseCreateParams`
+TypedDicts) and `google-genai` (its pydantic models, which refuse unknown fields; they take any
+`parametersJsonSchema`, so that one is also checked as JSON Schema 2020-12 within the keywords
+Gemini documents).
 
 Usage: provider_sdks.py REQUESTS.json   (the output of `cargo run --example provider_requests`)
 
@@ -18,6 +20,7 @@ import types as pytypes
 import typing
 
 import anthropic
+import jsonschema
 import pydantic
 import anthropic.types.message_create_params as message_create_params
 import openai
@@ -134,8 +137,59 @@ def check_anthropic(request):
     return problems
 
 
-def check_gemini(request):
+# The JSON Schema keywords Gemini documents for `parametersJsonSchema` (its structured-output
+# subset, https://ai.google.dev/gemini-api/docs/structured-output#json-schema-support); it ignores
+# the others, so a constraint left in one is a constraint the model never sees.
+GEMINI_JSON_KEYWORDS = {
+    "$ref", "$defs", "type", "format", "title", "description", "enum", "properties", "required",
+    "additionalProperties", "items", "prefixItems", "minItems", "maxItems", "minimum", "maximum",
+    "anyOf",
+}
+SCHEMA_MAPS = ("properties", "$defs")
+SCHEMA_LISTS = ("anyOf", "prefixItems")
+SCHEMA_ONES = ("items", "additionalProperties")
+
+
+def gemini_json_problems(schema, path):
+    """What Gemini would not see in a `parametersJsonSchema`: a schema that is not valid JSON
+    Schema 2020-12, a root that is not an object, keywords outside its subset."""
     problems = []
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as error:
+        problems.append(f"{path}: not valid JSON Schema 2020-12: {error.message}")
+    if schema.get("type") != "object":
+        problems.append(f"{path}: the root is not an object")
+
+    def walk(node, at):
+        if not isinstance(node, dict):
+            return
+        for key in node:
+            if key not in GEMINI_JSON_KEYWORDS:
+                problems.append(f"{at}: `{key}` is not a keyword Gemini takes")
+        for key in SCHEMA_MAPS:
+            for name, sub in (node.get(key) or {}).items():
+                walk(sub, f"{at}/{key}/{name}")
+        for key in SCHEMA_LISTS:
+            for i, sub in enumerate(node.get(key) or []):
+                walk(sub, f"{at}/{key}/{i}")
+        for key in SCHEMA_ONES:
+            walk(node.get(key), f"{at}/{key}")
+
+    walk(schema, path)
+    return problems
+
+
+def check_gemini(request, field="parameters"):
+    """A `generateContent` request whose declarations carry their schemas in `field`."""
+    other = "parametersJsonSchema" if field == "parameters" else "parameters"
+    problems = []
+    for i, declaration in enumerate(request["tools"][0]["functionDeclarations"]):
+        at = f"tools/0/functionDeclarations/{i}"
+        if other in declaration:
+            problems.append(f"{at}: `{other}` where `{field}` was asked for")
+        if field == "parametersJsonSchema" and field in declaration:
+            problems.extend(gemini_json_problems(declaration[field], f"{at}/{field}"))
     for i, content in enumerate(request["contents"]):
         try:
             genai_types.Content.model_validate(content)
@@ -176,6 +230,10 @@ def check_responses(request):
     return problems
 
 
+def check_gemini_json(request):
+    return check_gemini(request, "parametersJsonSchema")
+
+
 def broken(requests):
     """The same requests with the faults a careless builder makes, which the checks must refuse:
     a check that refuses nothing proves nothing."""
@@ -184,9 +242,17 @@ def broken(requests):
     results[0]["bogus"] = 1
     del results[1]["tool_use_id"]
     bad["anthropic"]["messages"][2]["content"] = results
-    parts = bad["gemini"]["contents"][2]["parts"]
-    parts[0]["functionResponse"]["response"] = "not an object"
-    parts[1]["functionResponse"]["bogus"] = 1
+    for key in ("gemini", "gemini-json"):
+        parts = bad[key]["contents"][2]["parts"]
+        parts[0]["functionResponse"]["response"] = "not an object"
+        parts[1]["functionResponse"]["bogus"] = 1
+    declarations = [
+        d for d in bad["gemini-json"]["tools"][0]["functionDeclarations"]
+        if "parametersJsonSchema" in d
+    ]
+    first = declarations[0]["parametersJsonSchema"]
+    next(iter(first["properties"].values()))["minLength"] = 1
+    declarations[1]["parameters"] = declarations[1].pop("parametersJsonSchema")
     outputs = [i for i in bad["responses"]["input"] if i.get("type") == "function_call_output"]
     outputs[0]["bogus"] = 1
     del outputs[1]["call_id"]
@@ -199,6 +265,7 @@ def main():
     for name, check in (
         ("anthropic", check_anthropic),
         ("gemini", check_gemini),
+        ("gemini-json", check_gemini_json),
         ("responses", check_responses),
     ):
         found = check(bad[name])
@@ -209,11 +276,12 @@ def main():
     for name, key, check, version in (
         ("anthropic", "anthropic", check_anthropic, anthropic.__version__),
         ("google-genai", "gemini", check_gemini, genai.__version__),
+        ("google-genai (parametersJsonSchema)", "gemini-json", check_gemini_json, genai.__version__),
         ("openai (Responses)", "responses", check_responses, openai.__version__),
     ):
         request = requests[key]
         problems = check(request)
-        if key == "gemini":
+        if key.startswith("gemini"):
             tools = len(request["tools"][0]["functionDeclarations"])
             results = len(request["contents"][2]["parts"])
         elif key == "anthropic":

@@ -32,6 +32,29 @@ pub const GEMINI_KEYWORDS: &[&str] = &[
     "example",
 ];
 
+/// Keywords Gemini documents for JSON Schema (`parametersJsonSchema`, and structured output's
+/// `responseJsonSchema`): anything else is ignored, so a constraint there is one the model never
+/// sees.
+pub const GEMINI_JSON_KEYWORDS: &[&str] = &[
+    "$ref",
+    "$defs",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+];
+
 /// Every reason `target` would refuse `tool` (its wire JSON, as tooldef renders it); empty
 /// when it would take it.
 pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
@@ -67,7 +90,19 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
             tool.get("parameters"),
             false,
         ),
+        Target::GeminiJsonSchema => (
+            tool.get("name"),
+            tool.get("description"),
+            tool.get("parametersJsonSchema"),
+            false,
+        ),
     };
+    if target.is_gemini() && tool.get("parameters").is_some() == (target != Target::Gemini) {
+        out.say(
+            "the tool",
+            "`parameters` and `parametersJsonSchema` mixed up".to_owned(),
+        );
+    }
     let name = name.and_then(Value::as_str).unwrap_or_default();
     if !name_accepted(name, target) {
         out.say("the tool", format!("name `{name}` is refused"));
@@ -87,7 +122,7 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
         }
     }
     match (target, schema) {
-        (Target::Gemini, None) => {}
+        (Target::Gemini | Target::GeminiJsonSchema, None) => {}
         (_, None) => out.say("the tool", "no parameter schema".to_owned()),
         (_, Some(schema)) => match target {
             Target::Mcp => json_schema(schema, target, &mut out),
@@ -102,6 +137,10 @@ pub fn refusals(tool: &Value, target: Target) -> Vec<String> {
                 openai(schema, strict, &mut out);
             }
             Target::Gemini => gemini(schema, &mut out),
+            Target::GeminiJsonSchema => {
+                json_schema(schema, target, &mut out);
+                gemini_json(schema, &mut out);
+            }
         },
     }
     out.0
@@ -116,7 +155,7 @@ pub fn request_refusals(tools: &[Value], target: Target) -> Vec<String> {
     let mut out = Vec::new();
     let most = match target {
         Target::ChatCompletions | Target::Responses => Some(128),
-        Target::Gemini => Some(512),
+        Target::Gemini | Target::GeminiJsonSchema => Some(512),
         Target::Mcp | Target::Anthropic => None,
     };
     if let Some(most) = most.filter(|most| tools.len() > *most) {
@@ -186,7 +225,7 @@ pub fn name_accepted(name: &str, target: Target) -> bool {
             (1..=128).contains(&name.len())
                 && name.chars().all(|c| allowed(c) || c == '.' || c == '/')
         }
-        Target::Gemini => {
+        Target::Gemini | Target::GeminiJsonSchema => {
             (1..=64).contains(&name.len())
                 && name.chars().all(allowed)
                 && name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
@@ -537,6 +576,27 @@ fn gemini(schema: &Value, out: &mut Refusals) {
                     "propertyOrdering differs from the properties".to_owned(),
                 );
             }
+        }
+    }
+}
+
+/// Gemini `parametersJsonSchema`: only the keywords Gemini documents (it ignores the others, so a
+/// constraint left there is lost on the model), and formats among `date-time`, `date`, `time`.
+fn gemini_json(schema: &Value, out: &mut Refusals) {
+    for node in walk(schema) {
+        let at = format!("`{}`", node.pointer);
+        let Some(object) = node.schema.as_object() else {
+            continue;
+        };
+        for key in object.keys() {
+            if !GEMINI_JSON_KEYWORDS.contains(&key.as_str()) {
+                out.say(&at, format!("`{key}` is ignored"));
+            }
+        }
+        if let Some(format) = object.get("format")
+            && !["date-time", "date", "time"].contains(&format.as_str().unwrap_or_default())
+        {
+            out.say(&at, format!("format {format} is ignored"));
         }
     }
 }

@@ -419,7 +419,8 @@ fn a_partly_documented_unit_enum_is_one_enum_on_every_target() {
                 Target::Mcp => "/inputSchema/properties/size",
                 Target::ChatCompletions => "/function/parameters/properties/size",
                 Target::Anthropic => "/input_schema/properties/size",
-                _ => "/parameters/properties/size",
+                Target::GeminiJsonSchema => "/parametersJsonSchema/properties/size",
+                Target::Responses | Target::Gemini => "/parameters/properties/size",
             })
             .unwrap_or_else(|| panic!("{target}: {shown}"));
         let mut values: Vec<&str> = size["enum"]

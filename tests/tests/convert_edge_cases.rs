@@ -37,6 +37,7 @@ fn parameters(tool: &Value, target: Target) -> Option<&Value> {
         Target::Responses => tool.get("parameters"),
         Target::Anthropic => tool.get("input_schema"),
         Target::Gemini => tool.get("parameters"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
     }
 }
 
@@ -275,7 +276,9 @@ fn tools_without_parameters_take_an_empty_object() {
             );
             match target {
                 // Gemini wants `parameters` left out.
-                Target::Gemini => assert_eq!(parameters(out, target), None, "{schema}"),
+                Target::Gemini | Target::GeminiJsonSchema => {
+                    assert_eq!(parameters(out, target), None, "{schema}")
+                }
                 _ => {
                     let params = parameters(out, target).unwrap();
                     assert_eq!(params["type"], "object", "{schema} {target}");
@@ -398,7 +401,7 @@ fn dotted_and_slashed_names_are_sanitised_and_reversible() {
         // A name the target accepts is kept: only Gemini wants a letter or `_` first.
         let expected: &[&str] = match target {
             Target::Mcp => &["fs.read_file", "git/log", "9lives"],
-            Target::Gemini => &["fs_read_file", "git_log", "_9lives"],
+            Target::Gemini | Target::GeminiJsonSchema => &["fs_read_file", "git_log", "_9lives"],
             _ => &["fs_read_file", "git_log", "9lives"],
         };
         assert_eq!(names, expected, "{target}");
@@ -425,7 +428,7 @@ fn dotted_and_slashed_names_are_sanitised_and_reversible() {
             expected.len(),
             match target {
                 Target::Mcp => 0,
-                Target::Gemini => 3,
+                Target::Gemini | Target::GeminiJsonSchema => 3,
                 _ => 2,
             },
             "{target}"
@@ -642,8 +645,8 @@ fn malformed_tools_are_rejected_with_every_reason() {
                 assert_eq!(schema["type"], "object", "{target}: {schema}");
                 assert_eq!(schema.get("anyOf"), None, "{target}: {schema}");
             } else {
-                // Gemini leaves out the `parameters` of a tool that takes no arguments.
-                assert_eq!(target, Target::Gemini);
+                // Gemini leaves out the parameters of a tool that takes no arguments.
+                assert!(target.is_gemini(), "{target}");
             }
         }
     }
@@ -654,7 +657,7 @@ fn malformed_tools_are_rejected_with_every_reason() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
+fn a_ref_to_the_root_is_kept_except_for_gemini_parameters_which_describe_it() {
     let input = tool(
         "tree",
         json!({"type": "object", "properties": {
@@ -667,6 +670,7 @@ fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
         Target::ChatCompletions,
         Target::Responses,
         Target::Anthropic,
+        Target::GeminiJsonSchema,
     ] {
         let out = &one(&input, target).tools[0].to_json();
         let schema = parameters(out, target).unwrap();
@@ -680,7 +684,8 @@ fn a_ref_to_the_root_is_kept_except_for_gemini_which_describes_it() {
             assert_eq!(strict_of(out, target), true, "{target}");
         }
     }
-    // Gemini has no `$ref`: the recursion is cut where it recurs and said in words.
+    // Gemini's `parameters` have no `$ref`: the recursion is cut where it recurs and said in
+    // words.
     let conversion = one(&input, Target::Gemini);
     let out = conversion.tools[0].to_json();
     let schema = parameters(&out, Target::Gemini).unwrap();
@@ -755,7 +760,7 @@ fn one_of_with_a_discriminator_becomes_any_of_where_needed() {
 }
 
 #[test]
-fn prefix_items_tuples_become_items_for_openai_and_gemini() {
+fn prefix_items_tuples_become_items_for_openai_and_gemini_parameters() {
     let input = tool(
         "tuples",
         json!({"type": "object", "properties": {
@@ -765,7 +770,8 @@ fn prefix_items_tuples_become_items_for_openai_and_gemini() {
     for target in Target::ALL {
         let point = schema_of(&input, target)["properties"]["point"].clone();
         match target {
-            Target::Mcp | Target::Anthropic => {
+            // JSON Schema targets keep the tuple (Gemini documents `prefixItems` for it).
+            Target::Mcp | Target::Anthropic | Target::GeminiJsonSchema => {
                 assert_eq!(
                     point["prefixItems"],
                     json!([{"type": "string"}, {"type": "integer"}])
@@ -929,7 +935,8 @@ fn conditionals_and_dependent_schemas_are_kept_or_described() {
         let out = &conversion.tools[0].to_json();
         let order = &parameters(out, target).unwrap()["properties"]["order"];
         let kept = ["if", "then", "else", "dependentSchemas"];
-        if target == Target::Gemini {
+        // Neither of Gemini's forms has conditionals: they are said in words.
+        if target.is_gemini() {
             for keyword in kept {
                 assert_eq!(order.get(keyword), None, "{keyword}");
             }

@@ -37,6 +37,7 @@ fn parameters(tool: &Value, target: Target) -> Option<&Value> {
         Target::ChatCompletions => tool["function"].get("parameters"),
         Target::Responses | Target::Gemini => tool.get("parameters"),
         Target::Anthropic => tool.get("input_schema"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
     }
 }
 

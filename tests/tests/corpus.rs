@@ -173,6 +173,7 @@ fn parameters(tool: &Value, target: Target) -> Option<&Value> {
         Target::Responses => tool.get("parameters"),
         Target::Anthropic => tool.get("input_schema"),
         Target::Gemini => tool.get("parameters"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
     }
 }
 
@@ -729,9 +730,9 @@ fn every_default_is_described_and_none_survives_but_for_mcp() {
             }
         }
     }
-    // 11 GitHub defaults and 90 FastMCP ones, in 5 targets (Gemini's two recursive tools
-    // included: they are converted, cut where they recur).
-    assert_eq!(total, 5 * 11 + 5 * 90, "defaults checked");
+    // 11 GitHub defaults and 90 FastMCP ones, in 6 targets (the two recursive tools included
+    // for Gemini's `parameters`: they are converted, cut where they recur).
+    assert_eq!(total, 6 * 11 + 6 * 90, "defaults checked");
 }
 
 /// The object-valued defaults of nested models, spelled as serde_json's compact JSON.
@@ -787,7 +788,9 @@ fn names_are_valid_for_each_target_reversible_and_distinct() {
                 assert_eq!(converted.original_name, original);
                 match target {
                     Target::Mcp => assert_eq!(name, original),
-                    Target::Gemini => assert!(is_valid_gemini_name(name), "{name}"),
+                    Target::Gemini | Target::GeminiJsonSchema => {
+                        assert!(is_valid_gemini_name(name), "{name}")
+                    }
                     _ => assert!(is_valid_openai_name(name), "{name} for {target}"),
                 }
                 assert_eq!(conversion.names.original(name), Some(original), "{target}");

@@ -399,6 +399,7 @@ fn parameters(tool: &impl Tool, target: Target) -> Value {
         Target::Responses => json["parameters"].clone(),
         Target::Anthropic => json["input_schema"].clone(),
         Target::Gemini => json["parameters"].clone(),
+        Target::GeminiJsonSchema => json["parametersJsonSchema"].clone(),
     }
 }
 

@@ -85,8 +85,9 @@ fn input_schema(name: &str, target: Target) -> Option<Value> {
         Target::ChatCompletions => json["function"].get("parameters"),
         Target::Responses => json.get("parameters"),
         Target::Anthropic => json.get("input_schema"),
-        // Gemini omits `parameters` for a tool without any.
+        // Gemini omits its parameters for a tool without any.
         Target::Gemini => json.get("parameters"),
+        Target::GeminiJsonSchema => json.get("parametersJsonSchema"),
     };
     let mut schema = schema.cloned();
     if target == Target::Gemini
@@ -94,7 +95,7 @@ fn input_schema(name: &str, target: Target) -> Option<Value> {
     {
         openapi_nullable_as_json_schema(schema);
     }
-    if target != Target::Gemini {
+    if !target.is_gemini() {
         assert!(schema.is_some(), "{name} for {target}: no input schema");
     }
     schema

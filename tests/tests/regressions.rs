@@ -60,6 +60,7 @@ fn schema_of(tool: &Value, target: Target) -> Option<&Value> {
         Target::ChatCompletions => tool.pointer("/function/parameters"),
         Target::Anthropic => tool.get("input_schema"),
         Target::Responses | Target::Gemini => tool.get("parameters"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
     }
 }
 

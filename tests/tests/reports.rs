@@ -106,8 +106,8 @@ fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
         TargetTool::ChatCompletions(t) => t.function.description.clone(),
         TargetTool::Responses(t) => t.description.clone(),
         TargetTool::Anthropic(t) => t.description.clone(),
-        TargetTool::Gemini(t) => Some(t.description.clone()),
-        _ => None,
+        TargetTool::Gemini(t) | TargetTool::GeminiJsonSchema(t) => Some(t.description.clone()),
+        TargetTool::Mcp(_) => None,
     };
     let schema = tool.input_schema().cloned().map_or_else(
         || json!({"type": "object", "properties": {}}),

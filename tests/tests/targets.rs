@@ -23,6 +23,10 @@ fn parameters(definition: &ToolDefinition, target: Target) -> Value {
         Target::Anthropic => json["input_schema"].clone(),
         // Gemini omits `parameters` for a tool without any.
         Target::Gemini => json.get("parameters").cloned().unwrap_or(Value::Null),
+        Target::GeminiJsonSchema => json
+            .get("parametersJsonSchema")
+            .cloned()
+            .unwrap_or(Value::Null),
     }
 }
 

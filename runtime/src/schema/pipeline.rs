@@ -152,6 +152,60 @@ const GEMINI_KEYWORDS: &[&str] = &[
 /// `float`/`double` on numbers.
 const GEMINI_FORMATS: &[&str] = &["date-time", "enum", "int32", "int64", "float", "double"];
 
+/// Keywords Gemini's `parametersJsonSchema` does not take that have a sentence of their own
+/// (Gemini ignores what it does not take: said in words, the model still knows it). Every other
+/// keyword outside [`GEMINI_JSON_KEYWORDS`] is described too.
+const GEMINI_JSON_UNSUPPORTED: &[&str] = &[
+    "format",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "uniqueItems",
+    "contains",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "examples",
+];
+
+/// The JSON Schema Gemini documents for `parametersJsonSchema` (its structured-output subset),
+/// plus `default`, which `DescribeDefaults` says in words afterwards.
+const GEMINI_JSON_KEYWORDS: &[&str] = &[
+    "$ref",
+    "$defs",
+    "type",
+    "format",
+    "title",
+    "description",
+    "enum",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "default",
+];
+
+/// The string formats Gemini's JSON Schema takes.
+const GEMINI_JSON_FORMATS: &[&str] = &["date-time", "date", "time"];
+
 /// Renders a canonical input schema for a target. Never mutates `canonical`.
 pub(crate) fn render_for(
     canonical: Cow<'_, Schema>,
@@ -163,6 +217,7 @@ pub(crate) fn render_for(
         Target::Anthropic => anthropic(canonical, target, policy),
         Target::ChatCompletions | Target::Responses => openai(canonical, target, policy),
         Target::Gemini => gemini(canonical, target, policy)?.finish(target),
+        Target::GeminiJsonSchema => gemini_json(canonical, target, policy)?.finish(target),
     }
 }
 
@@ -463,5 +518,38 @@ fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<
         .apply(ReplaceBoolSchemas::default())
         .apply_if(present.default, DescribeDefaults::new(false))
         .apply(GeminiPropertyOrdering::default());
+    Ok(run)
+}
+
+/// Gemini `parametersJsonSchema`: JSON Schema, so a recursive type stays a `$ref` and maps,
+/// tuples and `null` stay what they are; what Gemini's subset has no keyword for (`oneOf`,
+/// `const`, `allOf`, string lengths, patterns, most formats) is rewritten or said in words.
+fn gemini_json(
+    canonical: Cow<'_, Schema>,
+    target: Target,
+    policy: Policy,
+) -> Result<Run, SchemaError> {
+    let mut run = Run::new(canonical, policy);
+    let present = run.present;
+    run.inline_refs(target, true)?
+        .apply(FoldRootCombinators::default())
+        .apply_if(present.title, MergeTitles::default())
+        .apply_if(
+            present.one_of || present.any_of,
+            CollapseUnitEnums::default(),
+        )
+        .apply_if(present.constant, ConstToEnum::default())
+        .apply_if(present.one_of, OneOfToAnyOf::default())
+        .apply_if(present.all_of, SimplifyAllOf::new(true))
+        .apply_if(present.format, DropIntegerFormats::default())
+        .apply(IntegerExclusiveBounds::default())
+        .apply_if(present.repair_after_merges(), RepairShapes::default())
+        .apply(DescribeUnsupported::new(
+            GEMINI_JSON_UNSUPPORTED,
+            GEMINI_JSON_FORMATS,
+            Some(GEMINI_JSON_KEYWORDS),
+        ))
+        .apply(CloseObjects::default())
+        .apply_if(present.default, DescribeDefaults::new(false));
     Ok(run)
 }

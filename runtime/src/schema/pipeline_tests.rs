@@ -571,3 +571,64 @@ fn foreign_schema_through_every_target() {
         json!({"description": "Default: 10.", "type": "integer", "exclusiveMinimum": 0, "default": 10})
     );
 }
+
+#[test]
+fn gemini_json_schema_keeps_what_gemini_documents_and_describes_the_rest() {
+    let canonical = canonicalize(
+        Schema::try_from(json!({
+            "type": "object",
+            "properties": {
+                "tags": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}],
+                         "items": false},
+                "maybe": {"type": ["string", "null"], "format": "date"},
+                "email": {"type": "string", "format": "email", "pattern": "^[a-z]+@", "maxLength": 9},
+                "count": {"type": "integer", "exclusiveMinimum": 0, "default": 3},
+                "mode": {"type": "string", "const": "fast"},
+                "shape": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "tree": {"$ref": "#/$defs/Tree"}
+            },
+            "required": ["tags"],
+            "$defs": {"Tree": {"type": "object", "properties": {
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}}}
+        }))
+        .expect("an object schema"),
+        &mut Recorder::default(),
+    );
+    let rendered = render(&canonical, Target::GeminiJsonSchema, false).unwrap();
+    let schema = Value::Object(rendered.schema);
+    let at = |pointer: &str| schema.pointer(pointer).cloned().unwrap_or(Value::Null);
+    // Kept: maps, tuples, `null` in a type list, documented formats, `$ref` for recursion.
+    assert_eq!(
+        at("/properties/tags/additionalProperties"),
+        json!({"type": "integer"})
+    );
+    assert_eq!(
+        at("/properties/pair/prefixItems/1"),
+        json!({"type": "integer"})
+    );
+    assert_eq!(at("/properties/maybe/type"), json!(["string", "null"]));
+    assert_eq!(at("/properties/maybe/format"), json!("date"));
+    assert_eq!(at("/properties/tree/$ref"), json!("#/$defs/Tree"));
+    assert_eq!(
+        at("/$defs/Tree/properties/children/items/$ref"),
+        json!("#/$defs/Tree")
+    );
+    // Rewritten: an integer's exclusive bound, `const`, `oneOf`.
+    assert_eq!(at("/properties/count/minimum"), json!(1));
+    assert_eq!(at("/properties/mode/enum"), json!(["fast"]));
+    assert!(at("/properties/shape/anyOf").is_array(), "{schema}");
+    // Said in words: what Gemini ignores.
+    let email = at("/properties/email");
+    for gone in ["format", "pattern", "maxLength"] {
+        assert_eq!(email.get(gone), None, "{email}");
+    }
+    let words = email["description"].as_str().unwrap_or_default();
+    assert!(
+        words.contains("an email address") && words.contains("^[a-z]+@"),
+        "{words}"
+    );
+    assert_eq!(at("/properties/count/default"), Value::Null);
+    assert_eq!(at("/properties/count/description"), json!("Default: 3."));
+    assert_eq!(schema["additionalProperties"], false);
+}

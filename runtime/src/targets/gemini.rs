@@ -1,4 +1,5 @@
-//! Gemini `functionDeclarations[]` entries, with `parameters` in the OpenAPI 3.0 subset.
+//! Gemini `functionDeclarations[]` entries: `parameters` in the OpenAPI 3.0 subset, or
+//! `parametersJsonSchema` in JSON Schema (the two are mutually exclusive).
 
 use serde::{Deserialize, Serialize};
 
@@ -11,23 +12,66 @@ pub struct GeminiFunctionDeclaration {
     pub name: String,
     /// What it does, for the model.
     pub description: String,
-    /// The arguments' schema (OpenAPI 3.0 subset); omitted for a function without parameters,
-    /// as Gemini asks.
+    /// The arguments' schema in the OpenAPI 3.0 subset ([`Target::Gemini`](crate::Target));
+    /// omitted for a function without parameters, as Gemini asks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<JsonObject>,
+    /// The arguments' schema in JSON Schema
+    /// ([`Target::GeminiJsonSchema`](crate::Target)); omitted for a function without
+    /// parameters.
+    #[serde(
+        default,
+        rename = "parametersJsonSchema",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub parameters_json_schema: Option<JsonObject>,
 }
 
 impl GeminiFunctionDeclaration {
-    /// A declaration; `parameters` is dropped when it has no properties.
+    /// A declaration with `parameters` (OpenAPI subset); dropped when it has no properties.
     pub fn new(name: String, description: String, parameters: JsonObject) -> Self {
-        let has_properties = parameters
-            .get("properties")
-            .and_then(|p| p.as_object())
-            .is_some_and(|p| !p.is_empty());
         GeminiFunctionDeclaration {
             name,
             description,
-            parameters: has_properties.then_some(parameters),
+            parameters: with_properties(parameters),
+            parameters_json_schema: None,
         }
     }
+
+    /// A declaration with `parametersJsonSchema`; dropped when it has no properties and takes
+    /// no other keys (a map of arguments, `additionalProperties`, is kept: JSON Schema can say
+    /// it).
+    pub fn with_json_schema(name: String, description: String, schema: JsonObject) -> Self {
+        let open = schema
+            .get("additionalProperties")
+            .is_some_and(|extra| extra != &serde_json::Value::Bool(false));
+        let parameters_json_schema = if open {
+            Some(schema)
+        } else {
+            with_properties(schema)
+        };
+        GeminiFunctionDeclaration {
+            name,
+            description,
+            parameters: None,
+            parameters_json_schema,
+        }
+    }
+
+    /// The schema of the arguments, whichever field carries it.
+    pub fn schema(&self) -> Option<&JsonObject> {
+        self.parameters
+            .as_ref()
+            .or(self.parameters_json_schema.as_ref())
+    }
+}
+
+/// `schema` when it declares a property: an object schema without any says the function takes
+/// no arguments, which Gemini wants said by leaving the field out.
+fn with_properties(schema: JsonObject) -> Option<JsonObject> {
+    let has_properties = schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .is_some_and(|p| !p.is_empty());
+    has_properties.then_some(schema)
 }

@@ -67,7 +67,7 @@ impl TargetTool {
             TargetTool::ChatCompletions(tool) => &tool.function.name,
             TargetTool::Responses(tool) => &tool.name,
             TargetTool::Anthropic(tool) => &tool.name,
-            TargetTool::Gemini(tool) => &tool.name,
+            TargetTool::Gemini(tool) | TargetTool::GeminiJsonSchema(tool) => &tool.name,
         }
     }
 
@@ -79,7 +79,7 @@ impl TargetTool {
             TargetTool::ChatCompletions(tool) => Some(&tool.function.parameters),
             TargetTool::Responses(tool) => Some(&tool.parameters),
             TargetTool::Anthropic(tool) => Some(&tool.input_schema),
-            TargetTool::Gemini(tool) => tool.parameters.as_ref(),
+            TargetTool::Gemini(tool) | TargetTool::GeminiJsonSchema(tool) => tool.schema(),
         }
     }
 
@@ -90,7 +90,7 @@ impl TargetTool {
             TargetTool::ChatCompletions(tool) => tool.function.strict,
             TargetTool::Responses(tool) => tool.strict,
             TargetTool::Anthropic(tool) => tool.strict,
-            TargetTool::Mcp(_) | TargetTool::Gemini(_) => false,
+            TargetTool::Mcp(_) | TargetTool::Gemini(_) | TargetTool::GeminiJsonSchema(_) => false,
         }
     }
 
@@ -140,10 +140,15 @@ impl TargetTool {
                 }
                 put(&mut out, "input_schema", Value::Object(tool.input_schema));
             }
-            TargetTool::Gemini(tool) => {
+            TargetTool::Gemini(tool) | TargetTool::GeminiJsonSchema(tool) => {
                 put(&mut out, "name", tool.name);
                 put(&mut out, "description", tool.description);
                 put_opt(&mut out, "parameters", tool.parameters.map(Value::Object));
+                put_opt(
+                    &mut out,
+                    "parametersJsonSchema",
+                    tool.parameters_json_schema.map(Value::Object),
+                );
             }
         }
         Value::Object(out)
@@ -194,8 +199,10 @@ pub enum TargetTool {
     Responses(ResponsesTool),
     /// See [`AnthropicTool`].
     Anthropic(AnthropicTool),
-    /// See [`GeminiFunctionDeclaration`].
+    /// See [`GeminiFunctionDeclaration`]: `parameters`.
     Gemini(GeminiFunctionDeclaration),
+    /// See [`GeminiFunctionDeclaration`]: `parametersJsonSchema`.
+    GeminiJsonSchema(GeminiFunctionDeclaration),
 }
 
 /// Renders `definition` for `target` under `name`; [`ToolDefinition::render`] caches the
@@ -294,17 +301,27 @@ pub(crate) fn render_input(
             strict: input.strict,
             input_schema: input.schema,
         }),
-        Target::Gemini => {
-            let declaration =
-                GeminiFunctionDeclaration::new(name, description.unwrap_or_default(), input.schema);
-            if declaration.parameters.is_none() {
+        Target::Gemini | Target::GeminiJsonSchema => {
+            let description = description.unwrap_or_default();
+            let (declaration, field) = if target == Target::Gemini {
+                let declaration = GeminiFunctionDeclaration::new(name, description, input.schema);
+                (TargetTool::Gemini(declaration), "parameters")
+            } else {
+                let declaration =
+                    GeminiFunctionDeclaration::with_json_schema(name, description, input.schema);
+                (
+                    TargetTool::GeminiJsonSchema(declaration),
+                    "parametersJsonSchema",
+                )
+            };
+            if declaration.input_schema().is_none() {
                 report.push(tool_change(ChangeKind::Removed {
-                    keyword: "parameters".to_owned(),
+                    keyword: field.to_owned(),
                     why: "the tool takes no arguments, and Gemini wants an empty object left out"
                         .to_owned(),
                 }));
             }
-            TargetTool::Gemini(declaration)
+            declaration
         }
     };
     Ok(Rendering { tool, report })

@@ -19,6 +19,7 @@ pub fn input_schema_of(tool: &Value, target: Target) -> Option<Value> {
         Target::Responses => tool.get("parameters"),
         Target::Anthropic => tool.get("input_schema"),
         Target::Gemini => tool.get("parameters"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
     };
     schema.cloned()
 }

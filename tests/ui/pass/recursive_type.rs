@@ -18,7 +18,10 @@ fn create(root: Folder) -> String {
 }
 
 fn main() {
-    // Fine for MCP and OpenAI; Gemini cannot inline a recursive type, which shows at runtime.
+    // Fine for MCP, OpenAI and Gemini's JSON Schema (a `$ref` recurs); Gemini's OpenAPI
+    // `parameters` cannot inline a recursive type, which shows at runtime.
     assert!(Create.definition().render(Target::Mcp).is_ok());
+    let json_schema = Create.definition().to_json(Target::GeminiJsonSchema).unwrap();
+    assert!(json_schema.to_string().contains("\"$ref\""), "{json_schema}");
     assert!(Create.definition().render(Target::Gemini).is_err());
 }
