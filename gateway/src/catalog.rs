@@ -221,7 +221,7 @@ pub async fn execute(
                 );
                 match tokio::time::timeout(tool_timeout, run).await {
                     Ok(Ok(output)) => CallOutcome {
-                        text: output.to_text(),
+                        output,
                         is_error: false,
                     },
                     Ok(Err(err)) => CallOutcome::error(err.to_string()),

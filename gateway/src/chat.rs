@@ -225,7 +225,7 @@ impl Rounds {
             .injected
             .iter()
             .zip(outcomes)
-            .map(|(call, outcome)| chat_tool_message(&call.id, &outcome.text))
+            .map(|(call, outcome)| chat_tool_message(&call.id, &outcome.text()))
             .collect();
         if turn.client.is_empty() {
             self.earlier.push(turn.assistant);

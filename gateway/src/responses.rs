@@ -12,7 +12,7 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 use tooldef::Target;
-use tooldef::calls::{ToolCall, responses_output_item, responses_tool_calls};
+use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
 
 use crate::body::Outgoing;
 use crate::catalog::execute;
@@ -231,7 +231,9 @@ impl Rounds {
         let outputs: Vec<Value> = injected
             .iter()
             .zip(outcomes)
-            .map(|(call, outcome)| responses_output_item(&call.id, &outcome.text))
+            .map(|(call, outcome)| {
+                responses_function_output(call, &outcome.output, outcome.is_error)
+            })
             .collect();
         self.added.extend(output.iter().cloned());
         self.added.extend(outputs.iter().cloned());

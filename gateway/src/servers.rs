@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
+use tooldef::ToolOutput;
 use tooldef::calls::{Answer, call_mcp};
 use tooldef::convert::Converted;
 
@@ -76,20 +77,27 @@ pub struct Server {
     generation: Arc<AtomicU64>,
 }
 
-/// What a call to a server's tool gave: the text the model reads and whether it is an error.
+/// What a call to a tool gave: its whole output (each API takes what it can carry of it: the
+/// Responses API images and PDFs, Chat Completions text) and whether it is an error.
 pub struct CallOutcome {
-    /// The result in words (every content block; see `tooldef::ToolOutput::to_text`).
-    pub text: String,
-    /// The call failed; the text says why.
+    /// The tool's output, or the words that say why there is none.
+    pub output: ToolOutput,
+    /// The call failed; the output says why.
     pub is_error: bool,
 }
 
 impl CallOutcome {
     pub(crate) fn error(text: String) -> CallOutcome {
         CallOutcome {
-            text,
+            output: ToolOutput::text(text),
             is_error: true,
         }
+    }
+
+    /// The output in words (every content block; see `tooldef::ToolOutput::to_text`), for an
+    /// API whose tool results are text.
+    pub fn text(&self) -> String {
+        self.output.to_text()
     }
 }
 
@@ -169,10 +177,7 @@ impl Server {
         match tokio::time::timeout(self.timeout, call_mcp(&peer, converted, arguments)).await {
             Ok(Answer::Answered {
                 output, is_error, ..
-            }) => CallOutcome {
-                text: output.to_text(),
-                is_error,
-            },
+            }) => CallOutcome { output, is_error },
             // `call_mcp` answers every call itself.
             Ok(Answer::Caller) => CallOutcome::error(format!(
                 "`{}` was handed back unanswered.",

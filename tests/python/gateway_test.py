@@ -801,6 +801,46 @@ def _(api, stream, t):
     check_usage(api, reply, entries)
 
 
+@both_apis("an_injected_image_reaches_the_model_as_each_api_takes_it")
+def _(api, stream, t):
+    # server-everything's get-tiny-image answers with text, a PNG and text again. The Responses
+    # API takes the PNG (an `input_image` part of `function_call_output.output`); a Chat
+    # Completions tool message is text, which says what the image was.
+    gw = gateway("main")
+    call_id = f"call_img_{t.tag}"
+    turns = [
+        {"calls": [{"name": "everything__get-tiny-image", "arguments": {}, "id": call_id}]},
+        {"content": "seen"},
+    ]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    eq(reply.calls, [], "tool calls the client got")
+    rounds_header(reply, stream, 2)
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    second = entries[1]["body"]
+    if api is RESPONSES:
+        outputs = [
+            i["output"] for i in api.req_items(second)
+            if i.get("type") == "function_call_output" and i.get("call_id") == call_id
+        ]
+        eq(len(outputs), 1, "function_call_output items for the call")
+        parts = outputs[0]
+        check(isinstance(parts, list), f"the output is not a list of parts: {short(parts)}")
+        kinds = [p.get("type") for p in parts]
+        eq(kinds.count("input_image"), 1, f"input_image parts in {kinds}")
+        check(kinds.count("input_text") >= 1, f"no input_text part in {kinds}")
+        image = next(p for p in parts if p.get("type") == "input_image")
+        check(image["image_url"].startswith("data:image/png;base64,iVBOR"),
+              f"not a PNG data URL: {short(image['image_url'])}")
+        # The openai SDK's own type for the item takes it.
+        FunctionCallOutput = openai.types.responses.response_input_item_param.FunctionCallOutput
+        item = next(i for i in api.req_items(second) if i.get("type") == "function_call_output")
+        check(set(item) <= set(FunctionCallOutput.__annotations__), f"unknown keys in {sorted(item)}")
+    else:
+        text = results_by_id(api, second)[call_id]
+        check("image/png" in text, f"the tool message does not say there was an image: {short(text)}")
+
+
 # ---------------------------------------------------------------------------------------------
 # 2. client tools only
 
