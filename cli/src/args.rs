@@ -69,9 +69,15 @@ else 0.",
   curl -s https://example.invalid/tools.json | tooldef lint --to gemini"
     )]
     Lint(LintArgs),
-    /// Start an MCP server over stdio, list its tools and print them converted for one target.
+    /// Start an MCP server over stdio (or reach one with --url), list its tools and print them
+    /// converted for one target.
     #[command(
-        long_about = "Start an MCP server as a child process speaking MCP over stdio, list all its \
+        // Clap's own usage would show the command as optional (`[COMMAND]...`, without `--`),
+        // since --url may stand in for it.
+        override_usage = "tooldef list [OPTIONS] --to <TARGET> -- <COMMAND>...
+       tooldef list [OPTIONS] --to <TARGET> --url <URL>",
+        long_about = "Start an MCP server as a child process speaking MCP over stdio (or connect to \
+a running one over Streamable HTTP with --url), list all its \
 tools (following pagination, within --max-pages, --max-tools and --max-list-mib), convert them \
 like `convert` and print them on stdout as a pretty JSON array. Progress and diagnostics go to \
 stderr; the server's own stderr is inherited (shown on this command's stderr) unless \
@@ -87,16 +93,28 @@ its stdin is closed, then it is sent SIGTERM and finally killed if it does not e
 left of its group (processes it started) is sent SIGTERM and, half a second later, SIGKILL. A \
 server that exits while a process it started holds its stdout open fails the command at once \
 instead of at --timeout. Ctrl-C (or SIGTERM) ends the server and its group too (exit status 130 \
-or 143).",
+or 143).
+
+With --url URL instead of `-- COMMAND`, the server is one already running, reached over MCP's \
+Streamable HTTP transport, with the headers of --header and the token of --bearer-token (or \
+TOOLDEF_BEARER_TOKEN); only the session is ended at the end. The same limits hold, and a server \
+that cannot be reached, refuses the connection or is not an MCP server fails the command at \
+once (exit status 2).",
         after_long_help = "Examples:
   tooldef list --to chat -- ./target/debug/examples/mcp_server
+  tooldef list --to chat --url http://127.0.0.1:8000/mcp
+  TOOLDEF_BEARER_TOKEN=secret tooldef list --to anthropic --url https://mcp.example.com/mcp --header 'X-Team: travel'
   tooldef list --to gemini --server-stderr discard -- npx -y @modelcontextprotocol/server-everything
   tooldef list --to mcp --timeout 60 -- python3 server.py"
     )]
     List(ListArgs),
-    /// Start an MCP server over stdio and call one of its tools with the arguments a model sent.
+    /// Start an MCP server over stdio (or reach one with --url) and call one of its tools with the
+    /// arguments a model sent.
     #[command(
-        long_about = "Start an MCP server as a child process speaking MCP over stdio, list and \
+        override_usage = "tooldef call [OPTIONS] --to <TARGET> --tool <NAME> -- <COMMAND>...
+       tooldef call [OPTIONS] --to <TARGET> --tool <NAME> --url <URL>",
+        long_about = "Start an MCP server as a child process speaking MCP over stdio (or connect to \
+a running one over Streamable HTTP with --url, as `list` does), list and \
 convert its tools for TARGET exactly as `list` does (what each conversion changed goes to \
 stderr), then call one tool the way a proxy between that target's model and the server would: \
 the tool is found by the name the model sees (or by its original MCP name), the arguments are \
@@ -110,9 +128,11 @@ the called tool needs to be valid: the others' problems are listed on stderr.
 
 Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
 input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
-server that failed to start, list or answer in time).",
+server that failed to start, list or answer in time; one given by --url that cannot be reached, \
+refuses the connection or is not an MCP server).",
         after_long_help = "Examples:
   tooldef call --to chat --tool get-sum --arguments '{\"a\": 2, \"b\": 3}' -- npx -y @modelcontextprotocol/server-everything
+  tooldef call --to chat --tool get_weather --arguments '{\"city\": \"Lisbon\", \"days\": null}' --url http://127.0.0.1:8000/mcp
   tooldef call --to chat --tool get-annotated-message --arguments '{\"messageType\": \"error\", \"includeImage\": null}' -- npx -y @modelcontextprotocol/server-everything
   echo '{\"repo_path\": \".\", \"max_count\": null, \"start_timestamp\": null, \"end_timestamp\": null}' | tooldef call --to responses --tool git_log --arguments - -- uvx mcp-server-git
   tooldef call --to mcp --tool get-tiny-image --server-stderr discard -- npx -y @modelcontextprotocol/server-everything | jq '.content[] | select(.type == \"image\") | .mimeType'"
@@ -372,8 +392,15 @@ pub struct ListArgs {
     pub server: ServerArgs,
 }
 
-/// An MCP server to start over stdio, as `list` and `call` take it.
+/// An MCP server to start over stdio or reach over HTTP, as `list` and `call` take it: exactly
+/// one of `-- COMMAND` and `--url`.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("server")
+        .args(["command", "url"])
+        .required(true)
+        .multiple(false)
+))]
 pub struct ServerArgs {
     /// What to do with the server's stderr: inherit (the default) or discard.
     #[arg(
@@ -381,8 +408,10 @@ pub struct ServerArgs {
         value_enum,
         default_value_t = ServerStderr::Inherit,
         value_name = "MODE",
+        conflicts_with = "url",
         long_help = "What to do with the server's stderr: `inherit` (the default) shows it on this \
-command's stderr, mixed with tooldef's progress lines; `discard` throws it away.
+command's stderr, mixed with tooldef's progress lines; `discard` throws it away. Only for a \
+server started with `-- COMMAND`.
 
 Example: --server-stderr discard"
     )]
@@ -439,20 +468,80 @@ server listing more makes the command fail (exit status 2). Default: 64.
 Example: --max-list-mib 256"
     )]
     pub max_list_mib: usize,
-    /// The server's command and its arguments, after `--`.
+    /// The server's command and its arguments, after `--` (or give --url).
     #[arg(
         last = true,
-        required = true,
         value_name = "COMMAND",
         long_help = "The server's command and its arguments, after `--`. It is run directly (not \
-through a shell) and must speak MCP over stdio.
+through a shell) and must speak MCP over stdio. Needed unless --url is given.
 
 Example: -- npx -y @modelcontextprotocol/server-everything"
     )]
     pub command: Vec<String>,
+    /// The Streamable HTTP endpoint of a running MCP server, instead of `-- COMMAND`.
+    #[arg(
+        long,
+        value_name = "URL",
+        long_help = "The Streamable HTTP endpoint of an MCP server that is already running, \
+instead of starting one with `-- COMMAND`. A server that cannot be reached, refuses the \
+connection (401, 403), has no MCP endpoint at this path (404) or is not an MCP server fails the \
+command at once (exit status 2), saying which.
+
+Example: --url http://127.0.0.1:8000/mcp"
+    )]
+    pub url: Option<String>,
+    /// A header to send with every request to --url, as `Name: value`. Repeatable.
+    #[arg(
+        long = "header",
+        value_name = "NAME: VALUE",
+        requires = "url",
+        conflicts_with = "command",
+        value_parser = header_arg,
+        long_help = "A header to send with every HTTP request to the server given by --url, as \
+`Name: value`. Repeatable. The headers the MCP client sets itself (`Accept`, `Mcp-Session-Id`, \
+`MCP-Protocol-Version`, `Last-Event-Id`) cannot be given; a bearer token goes in --bearer-token.
+
+Example: --header 'X-Api-Key: abc123'"
+    )]
+    pub headers: Vec<String>,
+    /// The bearer token to send to --url [default: $TOOLDEF_BEARER_TOKEN, if set].
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        requires = "url",
+        conflicts_with = "command",
+        long_help = "The bearer token to send to the server given by --url, as \
+`Authorization: Bearer TOKEN` with every request. Without it, the environment variable \
+TOOLDEF_BEARER_TOKEN is used when set (which keeps the token out of the process list).
+
+Example: --bearer-token \"$(cat ~/.config/mcp-token)\""
+    )]
+    pub bearer_token: Option<String>,
 }
 
+/// `--header` checked as HTTP takes it, so that a bad one is a usage error.
+fn header_arg(line: &str) -> Result<String, String> {
+    tooldef_gateway::parse_header(line).map(|_| line.to_owned())
+}
+
+/// The environment variable holding the token for --url when --bearer-token is not given.
+pub const BEARER_TOKEN_ENV: &str = "TOOLDEF_BEARER_TOKEN";
+
 impl ServerArgs {
+    /// The server for messages: its URL, or its command as typed.
+    pub fn shown(&self) -> String {
+        self.url.clone().unwrap_or_else(|| self.command.join(" "))
+    }
+
+    /// The bearer token for --url: --bearer-token, else $TOOLDEF_BEARER_TOKEN (when not empty).
+    pub fn bearer_token(&self) -> Option<String> {
+        self.bearer_token.clone().or_else(|| {
+            std::env::var(BEARER_TOKEN_ENV)
+                .ok()
+                .filter(|token| !token.is_empty())
+        })
+    }
+
     /// How far `tools/list` is followed.
     pub fn limits(&self) -> Limits {
         Limits {

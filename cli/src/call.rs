@@ -1,6 +1,6 @@
-//! `tooldef call`: start an MCP server over stdio, convert its tools for a target as `list`
-//! does, and call one of them with the arguments that target's model sent, restored to the
-//! server's own shape; print the whole result.
+//! `tooldef call`: start an MCP server over stdio (or reach one over HTTP), convert its tools
+//! for a target as `list` does, and call one of them with the arguments that target's model
+//! sent, restored to the server's own shape; print the whole result.
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;

@@ -28,17 +28,17 @@ impl Failure {
         }
     }
 
-    /// This process was asked to stop by `signal` while it drove the server `shown`, which it
-    /// then shut down: the exit status a shell gives a command that signal ends, 128 + its
-    /// number.
-    pub fn stopped(signal: i32, shown: &str) -> Self {
+    /// This process was asked to stop by `signal` while it drove a server, and then did what
+    /// `ended` says (`` `COMMAND` was shut down``): the exit status a shell gives a command that
+    /// signal ends, 128 + its number.
+    pub fn stopped(signal: i32, ended: &str) -> Self {
         let name = match signal {
             libc::SIGINT => "SIGINT".to_owned(),
             libc::SIGTERM => "SIGTERM".to_owned(),
             other => format!("signal {other}"),
         };
         Failure {
-            message: format!("stopped by {name}; `{shown}` was shut down"),
+            message: format!("stopped by {name}; {ended}"),
             status: u8::try_from(128 + signal).unwrap_or(u8::MAX),
         }
     }

@@ -1,4 +1,5 @@
-//! `tooldef list`: start an MCP server over stdio, list its tools, convert and print them.
+//! `tooldef list`: start an MCP server over stdio (or reach one over HTTP), list its tools,
+//! convert and print them.
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -15,7 +16,7 @@ pub fn run(args: &ListArgs) -> Result<ExitCode, Failure> {
     let runtime = server::runtime()?;
     let tools = runtime.block_on(list_tools(args))?;
     // The runtime goes when this function returns; the child is already shut down.
-    let label = format!("the tools of `{}`", server::shown(&args.server.command));
+    let label = format!("the tools of `{}`", args.server.shown());
     convert_cmd::emit(&tools, &label, &args.conversion)
 }
 

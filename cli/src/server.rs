@@ -1,5 +1,6 @@
-//! An MCP server started as a child process and driven over stdio with rmcp's client: what
-//! `tooldef list` and `tooldef call` share (start, list all tools, shut down).
+//! An MCP server driven with rmcp's client, started as a child process over stdio or reached
+//! over Streamable HTTP (`--url`): what `tooldef list` and `tooldef call` share (start or
+//! connect, list all tools, call, shut down).
 
 use std::future::Future;
 use std::process::Stdio;
@@ -8,13 +9,14 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, CustomRequest, CustomResult, ServerResult,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{ClientInitializeError, RunningService, ServiceError};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
+use tooldef_gateway::{ConnectFailure, RemoteServer};
 
-use crate::args::{ServerArgs, ServerStderr};
+use crate::args::{BEARER_TOKEN_ENV, ServerArgs, ServerStderr};
 use crate::failure::Failure;
 use crate::group::{ProcessGroup, stop_signal};
 use crate::listing::{Limits, Pages};
@@ -23,6 +25,9 @@ use crate::output;
 /// How long a server that exited is given for what it wrote before to be read: past it, the
 /// pipe is known to be held open by a process it started.
 const AFTER_EXIT: Duration = Duration::from_millis(500);
+
+/// How long ending an HTTP session (rmcp's `DELETE`) may take before it is given up.
+const HTTP_SHUTDOWN: Duration = Duration::from_secs(5);
 
 /// The single-threaded runtime a command drives its server with.
 pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -41,9 +46,9 @@ pub fn shown(command: &[String]) -> String {
 /// [`shutdown`](Self::shutdown) ends them politely.
 pub struct Server {
     client: RunningService<RoleClient, ()>,
-    /// The server's process group, ended after the server.
-    group: ProcessGroup,
-    /// The command, for messages.
+    /// The server's process group, ended after the server; none for a server over HTTP.
+    group: Option<ProcessGroup>,
+    /// The command or URL, for messages.
     shown: String,
     /// `--timeout`, for messages.
     timeout_secs: u64,
@@ -57,19 +62,27 @@ enum Waited<T> {
     TimedOut,
     /// The server exited and its stdout stayed open: how it exited.
     Exited(String),
-    /// This process was asked to stop, by this signal.
-    Stopped(i32),
+    /// This process was asked to stop, by this signal; whether the server is one over HTTP
+    /// (which goes on running: only the session is ended).
+    Stopped {
+        signal: i32,
+        remote: bool,
+    },
 }
 
 /// Waits for `answer` until `deadline`, the server's exit with its stdout held open by a
 /// process it started (rmcp, reading that pipe, would wait for ever), or this process's being
 /// asked to stop.
 async fn wait_for<T>(
-    group: &ProcessGroup,
+    group: Option<&ProcessGroup>,
     deadline: Instant,
     answer: impl Future<Output = T>,
 ) -> Waited<T> {
     let exited = async {
+        let Some(group) = group else {
+            // Over HTTP there is no process to watch: the deadline bounds the wait.
+            return std::future::pending().await;
+        };
         let how = group.leader_exit().await;
         // A server that exits just after answering: its answer may still be in the pipe. When
         // nothing else holds the pipe, rmcp sees its end well within this too.
@@ -81,7 +94,7 @@ async fn wait_for<T>(
         answered = answer => Waited::Answered(answered),
         () = tokio::time::sleep_until(deadline) => Waited::TimedOut,
         how = exited => Waited::Exited(how),
-        signal = stop_signal() => Waited::Stopped(signal),
+        signal = stop_signal() => Waited::Stopped { signal, remote: group.is_none() },
     }
 }
 
@@ -98,15 +111,31 @@ impl<A> Waited<Result<A, Failure>> {
                 "`{shown}` {how} before answering {what}, leaving a process it started \
                  holding its stdout open; that process was ended too"
             ))),
-            Waited::Stopped(signal) => Err(Failure::stopped(signal, shown)),
+            Waited::Stopped { signal, remote } => Err(Failure::stopped(
+                signal,
+                &if remote {
+                    format!("the session with `{shown}` was ended")
+                } else {
+                    format!("`{shown}` was shut down")
+                },
+            )),
         }
     }
 }
 
 impl Server {
-    /// Starts `command` (program and arguments) in a process group of its own and initialises
-    /// an MCP session with it by `deadline`; progress lines go to stderr.
+    /// Starts the server (`-- COMMAND`) or connects to it (`--url`) and initialises an MCP
+    /// session with it by `deadline`; progress lines go to stderr.
     pub async fn start(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
+        match &args.url {
+            Some(url) => Server::connect(args, url, deadline).await,
+            None => Server::spawn(args, deadline).await,
+        }
+    }
+
+    /// Starts `command` (program and arguments) in a process group of its own and initialises
+    /// an MCP session with it by `deadline`.
+    async fn spawn(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
         let (command, stderr, timeout_secs) = (&args.command, args.server_stderr, args.timeout);
         let Some((program, arguments)) = command.split_first() else {
             return Err(Failure::input("no server command given after `--`"));
@@ -146,7 +175,7 @@ impl Server {
                 Failure::input(format!("`{shown}` did not start as an MCP server: {err}"))
             })
         };
-        let client = match wait_for(&group, deadline, initialised).await.answer(
+        let client = match wait_for(Some(&group), deadline, initialised).await.answer(
             &shown,
             "`initialize`",
             timeout_secs,
@@ -157,6 +186,45 @@ impl Server {
                 return Err(failure);
             }
         };
+        Ok(Server::connected(client, Some(group), shown, args))
+    }
+
+    /// Initialises an MCP session with the server at `url` over Streamable HTTP by `deadline`.
+    async fn connect(args: &ServerArgs, url: &str, deadline: Instant) -> Result<Server, Failure> {
+        let mut remote =
+            RemoteServer::new(url).map_err(|why| Failure::input(format!("--url: {why}")))?;
+        for header in &args.headers {
+            remote = remote
+                .header(header)
+                .map_err(|why| Failure::input(format!("--header: {why}")))?;
+        }
+        let token = args.bearer_token();
+        if let Some(token) = &token {
+            remote = remote
+                .bearer_token(token.clone())
+                .map_err(|why| Failure::input(format!("--bearer-token: {why}")))?;
+        }
+        output::stderr_line(&format!("tooldef: connecting to {url}; initialising"));
+        let initialised = async {
+            ().serve(remote.transport())
+                .await
+                .map_err(|err| Failure::input(not_started(url, &err, token.is_some())))
+        };
+        let client = wait_for(None, deadline, initialised).await.answer(
+            url,
+            "`initialize`",
+            args.timeout,
+        )?;
+        Ok(Server::connected(client, None, url.to_owned(), args))
+    }
+
+    /// The server once its session is initialised; says so on stderr.
+    fn connected(
+        client: RunningService<RoleClient, ()>,
+        group: Option<ProcessGroup>,
+        shown: String,
+        args: &ServerArgs,
+    ) -> Server {
         let server = client
             .peer_info()
             .and_then(|info| info.server_info.clone())
@@ -167,16 +235,16 @@ impl Server {
         output::stderr_line(&format!(
             "tooldef: connected to {server}; listing its tools"
         ));
-        Ok(Server {
+        Server {
             client,
             group,
             shown,
-            timeout_secs,
+            timeout_secs: args.timeout,
             limits: args.limits(),
-        })
+        }
     }
 
-    /// The command, as the user typed it.
+    /// The command as the user typed it, or the URL.
     pub fn shown(&self) -> &str {
         &self.shown
     }
@@ -192,7 +260,8 @@ impl Server {
                 let page = pages.next_number();
                 let result = self.list_page(cursor.take()).await.map_err(|err| {
                     Failure::input(format!(
-                        "`{shown}` did not list its tools (page {page} of `tools/list`): {err}"
+                        "`{shown}` did not list its tools (page {page} of `tools/list`): {}",
+                        request_failure(&err)
                     ))
                 })?;
                 match pages.add(result) {
@@ -206,11 +275,9 @@ impl Server {
                 }
             }
         };
-        let (tools, pages) = wait_for(&self.group, deadline, listing).await.answer(
-            shown,
-            "`tools/list`",
-            self.timeout_secs,
-        )?;
+        let (tools, pages) = wait_for(self.group.as_ref(), deadline, listing)
+            .await
+            .answer(shown, "`tools/list`", self.timeout_secs)?;
         let count = tools.as_array().map_or(0, Vec::len);
         output::stderr_line(&format!(
             "tooldef: `{shown}` listed {count} tool{}{}",
@@ -254,19 +321,18 @@ impl Server {
         let called = async {
             self.client.call_tool(request).await.map_err(|err| {
                 Failure::input(format!(
-                    "`{shown}` did not answer the call to `{name}`: {err}"
+                    "`{shown}` did not answer the call to `{name}`: {}",
+                    request_failure(&err)
                 ))
             })
         };
-        wait_for(&self.group, deadline, called).await.answer(
-            shown,
-            &format!("the call to `{name}`"),
-            self.timeout_secs,
-        )
+        wait_for(self.group.as_ref(), deadline, called)
+            .await
+            .answer(shown, &format!("the call to `{name}`"), self.timeout_secs)
     }
 
     /// Shuts the server down (its stdin closed, then SIGTERM, then kill), then ends what is
-    /// left of its process group.
+    /// left of its process group; over HTTP, ends the session.
     pub async fn shutdown(self) {
         let Server {
             client,
@@ -274,9 +340,59 @@ impl Server {
             shown,
             ..
         } = self;
-        if let Err(err) = client.cancel().await {
-            output::stderr_line(&format!("tooldef: shutting `{shown}` down failed: {err}"));
+        match group {
+            Some(group) => {
+                if let Err(err) = client.cancel().await {
+                    output::stderr_line(&format!("tooldef: shutting `{shown}` down failed: {err}"));
+                }
+                group.end().await;
+            }
+            // The server goes on; only the session ends, and a server that does not answer
+            // the end of it does not hold this command.
+            None => match tokio::time::timeout(HTTP_SHUTDOWN, client.cancel()).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(err)) => {
+                    output::stderr_line(&format!(
+                        "tooldef: ending the session with `{shown}` failed: {err}"
+                    ));
+                }
+                Err(_) => output::stderr_line(&format!(
+                    "tooldef: `{shown}` did not end the session within {} s; leaving it",
+                    HTTP_SHUTDOWN.as_secs()
+                )),
+            },
         }
-        group.end().await;
     }
+}
+
+/// Why the session with `url` did not start, and what to do about it.
+fn not_started(url: &str, error: &ClientInitializeError, token_given: bool) -> String {
+    let Some(failure) = ConnectFailure::of_start(error) else {
+        return format!("`{url}` did not start an MCP session: {error}");
+    };
+    match failure {
+        ConnectFailure::Unreachable(why) => format!(
+            "cannot connect to `{url}`: {why}: is the server running, at this address and port?"
+        ),
+        ConnectFailure::Unauthorized(_) if token_given => format!(
+            "`{url}` refused the bearer token (HTTP 401): give the server's token with \
+             --bearer-token TOKEN or {BEARER_TOKEN_ENV}"
+        ),
+        ConnectFailure::Unauthorized(challenge) => format!(
+            "`{url}` needs authorisation (HTTP 401, `WWW-Authenticate: {challenge}`): give its \
+             bearer token with --bearer-token TOKEN or {BEARER_TOKEN_ENV} (or another credential \
+             with --header)"
+        ),
+        ConnectFailure::Forbidden(why) => format!("`{url}` refused the connection ({why})"),
+        ConnectFailure::NoEndpoint(why) => {
+            format!("`{url}` has no MCP endpoint at this path ({why}): check the path in --url")
+        }
+        ConnectFailure::NotMcp(why) => format!("`{url}` is not an MCP server: {why}"),
+        other => format!("`{url}` did not start an MCP session: {other}"),
+    }
+}
+
+/// Why a request in a session failed: the HTTP transport's reason when it has one.
+fn request_failure(error: &ServiceError) -> String {
+    ConnectFailure::of_request(error).map_or_else(|| error.to_string(), |why| why.to_string())
 }

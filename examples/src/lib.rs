@@ -1,4 +1,5 @@
 //! Tools shared by tooldef's examples and tests.
 #![deny(missing_docs)]
 
+pub mod batch;
 pub mod showcase;

@@ -34,6 +34,7 @@ mod config;
 mod conversation;
 mod error;
 mod gateway;
+mod remote;
 mod responses;
 mod servers;
 mod sse;
@@ -42,4 +43,5 @@ mod upstream;
 
 pub use config::{Config, ConfigError, Mode, ServerConfig};
 pub use gateway::{Gateway, GatewayBuilder, StartError};
+pub use remote::{ConnectFailure, RemoteServer, parse_header};
 pub use upstream::KEY_HEADER;

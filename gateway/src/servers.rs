@@ -10,8 +10,7 @@ use std::time::Duration;
 
 use rmcp::model::ClientConfig;
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
@@ -22,6 +21,7 @@ use tooldef::calls::{Answer, call_mcp};
 use tooldef::convert::Converted;
 
 use crate::config::ServerConfig;
+use crate::remote::{ConnectFailure, RemoteServer};
 
 /// The first restart comes this soon after a death; each further one waits twice as long.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
@@ -325,17 +325,20 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
     };
     let config = &server.config;
     if let Some(url) = &config.url {
-        let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+        let mut remote = RemoteServer::new(url)?;
         if let Some(var) = &config.bearer_token_env {
             let token = std::env::var(var)
                 .map_err(|_| format!("the environment variable `{var}` is not set"))?;
-            http = http.auth_header(token);
+            remote = remote.bearer_token(token)?;
         }
-        let transport = StreamableHttpClientTransport::from_config(http);
-        let running = tokio::time::timeout(START_TIMEOUT, client.serve(transport))
+        let running = tokio::time::timeout(START_TIMEOUT, client.serve(remote.transport()))
             .await
             .map_err(|_| format!("`{url}` did not answer `initialize` in time"))?
-            .map_err(|err| format!("`{url}` did not start an MCP session: {err}"))?;
+            .map_err(|err| {
+                let why = ConnectFailure::of_start(&err)
+                    .map_or_else(|| err.to_string(), |f| f.to_string());
+                format!("`{url}` did not start an MCP session: {why}")
+            })?;
         return Ok((running, None));
     }
     let program = config.command.as_deref().unwrap_or_default();

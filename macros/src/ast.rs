@@ -1,20 +1,74 @@
 //! The parsed tool: a function, its `#[tool]` attributes, docs and parameters.
 
-use proc_macro2::TokenStream;
-use quote::ToTokens;
-use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, Type};
+use heck::ToUpperCamelCase;
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, FnArg, GenericArgument, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Meta, Pat,
+    Path, PathArguments, ReturnType, Type, TypePath,
+};
 
-use crate::attr::{ArgAttrs, SerdeNames, ToolAttrs};
+use crate::attr::{ArgAttrs, SerdeNames, ToolAttrs, ToolsAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::{self, FunctionDocs};
 
-/// A function under `#[tool]`.
+/// A function under `#[tool]`, or a method under `#[tool]` in a `#[tools]` impl block.
 pub struct Tool {
     /// The function as the user wrote it, minus the parameter attributes only the macro reads.
+    /// A method is held as a function too (its attributes, visibility, signature and body) and
+    /// put back into its `impl` block by the expansion.
     pub func: ItemFn,
     pub attrs: ToolAttrs,
     pub docs: FunctionDocs,
     pub params: Vec<Param>,
+    /// The function's return type, with `Self` spelled as the `impl` block's type for a method:
+    /// the code generated from it is outside the block, where `Self` means something else.
+    pub output: ReturnType,
+    /// `Some` for a method of a `#[tools]` block: the one thing that differs from a function.
+    pub method: Option<Method>,
+}
+
+/// What a tool generated from a method needs to know of its `#[tools]` impl block.
+pub struct Method {
+    /// The block's type, as written after `impl`.
+    pub self_ty: Type,
+    /// The last segment of its path, which names the tools' types: `Library` + `search` →
+    /// `LibrarySearch`.
+    pub self_ident: Ident,
+    /// How the method takes the value the tools share.
+    pub receiver: ReceiverKind,
+    /// `default fn` (specialisation), put back on the method as it was.
+    pub defaultness: Option<syn::token::Default>,
+    /// The path of its `#[tool]` attribute as written (`tool`, `tooldef::tool`), put back on the
+    /// method marked as done: the `tool` macro then runs on it as on any method, so that its
+    /// import is used (and missing, reported as rustc reports a missing attribute), and passes
+    /// the method through.
+    pub attribute: Path,
+}
+
+/// How a tool method takes the value its tool holds (an `Arc` of the block's type).
+pub enum ReceiverKind {
+    /// No `self`: an associated function, called as `Library::f(…)`; a tool like a free one.
+    None,
+    /// `&self`: each call borrows the shared value.
+    Shared,
+    /// `self: Arc<Self>`: each call gets its own clone of the `Arc`, to keep past the call.
+    Arc,
+    /// Anything else (`&mut self`, `self`, `self: Box<Self>`…), which validation refuses.
+    Refused(syn::Receiver),
+}
+
+/// An `impl` block under `#[tools]`: its `#[tool]` methods are the tools of one value.
+pub struct ToolImpl {
+    /// The block as written, with the `#[tool]` attributes taken off its methods (the methods
+    /// themselves are replaced by the tools' functions on expansion).
+    pub item: ItemImpl,
+    pub attrs: ToolsAttrs,
+    /// The name of the block's type, when it has one (validation reports when it has not).
+    pub self_ident: Option<Ident>,
+    /// Each `#[tool]` method, with the index of its item in the block.
+    pub tools: Vec<(usize, Tool)>,
 }
 
 /// One parameter of the function.
@@ -89,7 +143,7 @@ impl Tool {
     /// Parses the function; problems go to `cx`. `None` when the item is not a function at all.
     pub fn from_tokens(cx: &Ctxt, args: TokenStream, input: TokenStream) -> Option<Tool> {
         let attrs = ToolAttrs::parse(cx, args);
-        let mut func: ItemFn = match syn::parse2(input) {
+        let func: ItemFn = match syn::parse2(input) {
             Ok(func) => func,
             Err(err) => {
                 cx.syn_error(syn::Error::new(
@@ -99,15 +153,67 @@ impl Tool {
                 return None;
             }
         };
+        Some(Tool::from_fn(cx, attrs, func, None))
+    }
+
+    /// Parses a method of a `#[tools]` block whose `#[tool(…)]` said `args`: the function's
+    /// path, with the block's type for `Self`.
+    pub fn from_method(
+        cx: &Ctxt,
+        (attribute, args): (Path, TokenStream),
+        method: ImplItemFn,
+        self_ty: &Type,
+        self_ident: &Ident,
+    ) -> Tool {
+        let attrs = ToolAttrs::parse(cx, args);
+        let receiver = match method.sig.receiver() {
+            None => ReceiverKind::None,
+            Some(receiver) => receiver_kind(receiver),
+        };
+        let func = ItemFn {
+            attrs: method.attrs,
+            vis: method.vis,
+            sig: method.sig,
+            block: Box::new(method.block),
+        };
+        let method = Method {
+            self_ty: self_ty.clone(),
+            self_ident: self_ident.clone(),
+            receiver,
+            defaultness: method.defaultness,
+            attribute,
+        };
+        Tool::from_fn(cx, attrs, func, Some(method))
+    }
+
+    fn from_fn(cx: &Ctxt, attrs: ToolAttrs, mut func: ItemFn, method: Option<Method>) -> Tool {
         let docs = docs::doc_text(&func.attrs)
             .map(|text| docs::split_function_docs(&text))
             .unwrap_or_default();
+        // What is moved out of an `impl` block must not say `Self`; a function has none.
+        let outside = |node: Type| match &method {
+            Some(method) => without_self(node, &method.self_ty),
+            None => node,
+        };
+        let output = match &func.sig.output {
+            ReturnType::Default => ReturnType::Default,
+            ReturnType::Type(arrow, ty) => {
+                ReturnType::Type(*arrow, Box::new(outside((**ty).clone())))
+            }
+        };
 
         let mut params = Vec::new();
         for input in &mut func.sig.inputs {
             // A receiver is reported by validation; it has nothing to parse.
             let FnArg::Typed(typed) = input else { continue };
-            let arg = ArgAttrs::parse(cx, &typed.attrs);
+            let mut arg = ArgAttrs::parse(cx, &typed.attrs);
+            if let (Some(method), Some(Some(expr))) = (
+                &method,
+                arg.default.as_mut().map(|default| &mut default.value),
+            ) {
+                *expr = without_self(expr.clone(), &method.self_ty);
+            }
+            let ty = outside((*typed.ty).clone());
             let doc = docs::doc_text(&typed.attrs);
             let doc_span = typed
                 .attrs
@@ -127,8 +233,8 @@ impl Tool {
             let serde = SerdeNames::parse(&forwarded);
             let marked_context = typed.attrs.iter().any(|a| a.path().is_ident("context"));
             typed.attrs.retain(|a| !is_taken(a));
-            let kind = match (&*typed.pat, whole_struct_inner(&typed.ty)) {
-                _ if marked_context || is_context_type(&typed.ty) => ParamKind::Context,
+            let kind = match (&*typed.pat, whole_struct_inner(&ty)) {
+                _ if marked_context || is_context_type(&ty) => ParamKind::Context,
                 (_, Some(inner)) => ParamKind::WholeStruct(inner.clone()),
                 (Pat::Ident(pat), None) if pat.subpat.is_none() => {
                     ParamKind::Field(pat.ident.clone())
@@ -137,7 +243,7 @@ impl Tool {
             };
             params.push(Param {
                 pat: (*typed.pat).clone(),
-                ty: (*typed.ty).clone(),
+                ty,
                 kind,
                 arg,
                 doc,
@@ -146,12 +252,14 @@ impl Tool {
                 serde,
             });
         }
-        Some(Tool {
+        Tool {
             func,
             attrs,
             docs,
             params,
-        })
+            output,
+            method,
+        }
     }
 
     /// The tool's name on the wire: `#[tool(name = …)]`, else the function's name.
@@ -160,6 +268,311 @@ impl Tool {
             Some(name) => name.value.clone(),
             None => unraw(&self.func.sig.ident),
         }
+    }
+
+    /// The tool's Rust type; see [`type_ident`].
+    pub fn type_ident(&self) -> Ident {
+        type_ident(
+            &self.attrs,
+            &self.func.sig.ident,
+            self.method.as_ref().map(|method| &method.self_ident),
+        )
+    }
+}
+
+/// The tool's Rust type: `#[tool(type_name = …)]`, else the function's name in UpperCamelCase
+/// (`get_weather` → `GetWeather`), after its block's type for a method (`search` in
+/// `impl Library` → `LibrarySearch`, so that two blocks' `search` tools do not share a name).
+pub fn type_ident(attrs: &ToolAttrs, fn_ident: &Ident, self_ident: Option<&Ident>) -> Ident {
+    if let Some(ident) = &attrs.type_name {
+        return ident.clone();
+    }
+    let name = unraw(fn_ident).to_upper_camel_case();
+    match self_ident {
+        None => Ident::new(&name, fn_ident.span()),
+        Some(owner) => Ident::new(&format!("{}{name}", unraw(owner)), fn_ident.span()),
+    }
+}
+
+impl ToolImpl {
+    /// Parses the `impl` block and each of its `#[tool]` methods; problems go to `cx`. `None`
+    /// when the item is not an `impl` block.
+    pub fn from_tokens(cx: &Ctxt, args: TokenStream, input: TokenStream) -> Option<ToolImpl> {
+        let attrs = ToolsAttrs::parse(cx, args);
+        let mut item: ItemImpl = match syn::parse2(input) {
+            Ok(item) => item,
+            Err(_) => {
+                cx.error_at(
+                    Span::call_site(),
+                    "#[tools] goes on an `impl` block whose `#[tool]` methods are the tools: \
+                     `#[tools] impl MyServer { … }`",
+                );
+                return None;
+            }
+        };
+        let self_ident = match &*item.self_ty {
+            Type::Path(path) if path.qself.is_none() => {
+                path.path.segments.last().map(|last| last.ident.clone())
+            }
+            _ => None,
+        };
+        // A stand-in for a type validation refuses, so that the methods are checked all the same.
+        let name = self_ident
+            .clone()
+            .unwrap_or_else(|| Ident::new("Tools", item.self_ty.span()));
+        let mut tools = Vec::new();
+        for (index, impl_item) in item.items.iter_mut().enumerate() {
+            let ImplItem::Fn(method) = impl_item else {
+                continue;
+            };
+            let Some(args) = take_tool_attribute(cx, &mut method.attrs, attrs.crate_path.as_ref())
+            else {
+                continue;
+            };
+            let mut tool = Tool::from_method(cx, args, method.clone(), &item.self_ty, &name);
+            if tool.attrs.crate_path.is_none() {
+                tool.attrs.crate_path.clone_from(&attrs.crate_path);
+            }
+            tools.push((index, tool));
+        }
+        Some(ToolImpl {
+            item,
+            attrs,
+            self_ident,
+            tools,
+        })
+    }
+}
+
+/// Takes the `#[tool]` attribute off a method of a `#[tools]` block and gives its path and
+/// what it says; `None` when the method has none. `#[tool]`, `#[tooldef::tool]` and `#[<crate>::tool]` are
+/// recognised, and not `#[rmcp::tool]`: a server being moved over from rmcp may still have those.
+fn take_tool_attribute(
+    cx: &Ctxt,
+    attrs: &mut Vec<Attribute>,
+    krate: Option<&Path>,
+) -> Option<(Path, TokenStream)> {
+    let mut found = None;
+    let mut kept = Vec::with_capacity(attrs.len());
+    for attr in attrs.drain(..) {
+        if !is_tool_attribute(attr.path(), krate) {
+            kept.push(attr);
+            continue;
+        }
+        let args = match &attr.meta {
+            Meta::Path(_) => TokenStream::new(),
+            Meta::List(list) => list.tokens.clone(),
+            Meta::NameValue(_) => {
+                cx.error_spanned_by(
+                    &attr,
+                    "#[tool] takes its settings in parentheses: `#[tool(name = \"…\")]`",
+                );
+                TokenStream::new()
+            }
+        };
+        if found.is_some() {
+            cx.error_spanned_by(&attr, "`#[tool]` is given twice on this method; keep one");
+        } else {
+            found = Some((attr.path().clone(), args));
+        }
+    }
+    *attrs = kept;
+    found
+}
+
+fn is_tool_attribute(path: &Path, krate: Option<&Path>) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let Some((last, prefix)) = names.split_last() else {
+        return false;
+    };
+    if last != "tool" {
+        return false;
+    }
+    if prefix.is_empty() {
+        return path.leading_colon.is_none();
+    }
+    match krate {
+        Some(krate) => krate
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .eq(prefix.iter().cloned()),
+        None => prefix == ["tooldef"],
+    }
+}
+
+/// Removes from a signature's parameters the attributes only the macro reads (see
+/// [`strip_param_attributes`]).
+pub fn strip_signature_attributes(sig: &mut syn::Signature) {
+    for input in &mut sig.inputs {
+        if let FnArg::Typed(typed) = input {
+            typed.attrs.retain(|a| !is_taken(a));
+        }
+    }
+}
+
+fn receiver_kind(receiver: &syn::Receiver) -> ReceiverKind {
+    match &*receiver.ty {
+        Type::Reference(reference)
+            if reference.mutability.is_none() && is_self(&reference.elem) =>
+        {
+            ReceiverKind::Shared
+        }
+        Type::Path(path) if path.qself.is_none() && pointer_to_self(&path.path, "Arc") => {
+            ReceiverKind::Arc
+        }
+        _ => ReceiverKind::Refused(receiver.clone()),
+    }
+}
+
+/// `Self`.
+pub fn is_self(ty: &Type) -> bool {
+    matches!(ty, Type::Path(TypePath { qself: None, path }) if path.is_ident("Self"))
+}
+
+/// `Arc<Self>` (any path ending in `pointer`, with `Self` for its one argument).
+pub fn pointer_to_self(path: &Path, pointer: &str) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return false;
+    };
+    last.ident == pointer
+        && matches!(
+            args.args.iter().collect::<Vec<_>>().as_slice(),
+            [GenericArgument::Type(inner)] if is_self(inner)
+        )
+}
+
+/// Spells `Self` as the `impl` block's type in a type or an expression taken out of the block
+/// (an argument's type, its default, the return type): `Self` → `Library`, `Self::MAX` →
+/// `<Library>::MAX`, inside macro calls too. The type's tokens are spanned where `Self` was
+/// written, so that errors about them still point there.
+fn replace_self(tokens: TokenStream, self_ty: &Type) -> TokenStream {
+    let mut out = TokenStream::new();
+    let mut tokens = tokens.into_iter().peekable();
+    while let Some(token) = tokens.next() {
+        match token {
+            TokenTree::Ident(ident) if ident == "Self" => {
+                let ty = crate::families::respan(self_ty.to_token_stream(), ident.span());
+                let path_follows =
+                    matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+                if path_follows {
+                    out.extend(quote_spanned!(ident.span()=> <#ty>));
+                } else {
+                    out.extend(ty);
+                }
+            }
+            TokenTree::Group(group) => {
+                let mut replaced =
+                    Group::new(group.delimiter(), replace_self(group.stream(), self_ty));
+                replaced.set_span(group.span());
+                out.extend([TokenTree::Group(replaced)]);
+            }
+            other => out.extend([other]),
+        }
+    }
+    out
+}
+
+/// [`replace_self`] on a syntax node, which is left as it is if the result does not parse.
+fn without_self<T: ToTokens + syn::parse::Parse>(node: T, self_ty: &Type) -> T {
+    syn::parse2(replace_self(node.to_token_stream(), self_ty)).unwrap_or(node)
+}
+
+#[cfg(test)]
+mod method_tests {
+    use super::*;
+
+    fn replaced(tokens: TokenStream) -> String {
+        let library: Type = syn::parse_quote!(Library);
+        replace_self(tokens, &library).to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn self_is_spelled_as_the_block_type() {
+        assert_eq!(replaced(quote::quote!(Vec<Self>)), "Vec<Library>");
+        assert_eq!(replaced(quote::quote!(Self::DEFAULT)), "<Library>::DEFAULT");
+        assert_eq!(
+            replaced(quote::quote!(vec![Self::first(), 2])),
+            "vec![<Library>::first(),2]"
+        );
+        assert_eq!(replaced(quote::quote!(SelfTest)), "SelfTest");
+    }
+
+    #[test]
+    fn only_tooldefs_tool_attribute_is_taken() {
+        let tooldef: Path = syn::parse_quote!(td);
+        for (path, krate, taken) in [
+            (syn::parse_quote!(tool), None, true),
+            (syn::parse_quote!(tooldef::tool), None, true),
+            (syn::parse_quote!(::tooldef::tool), None, true),
+            (syn::parse_quote!(rmcp::tool), None, false),
+            (syn::parse_quote!(tools), None, false),
+            (syn::parse_quote!(td::tool), Some(&tooldef), true),
+            (syn::parse_quote!(tooldef::tool), Some(&tooldef), false),
+        ] {
+            let path: Path = path;
+            assert_eq!(
+                is_tool_attribute(&path, krate),
+                taken,
+                "{}",
+                path.to_token_stream()
+            );
+        }
+    }
+
+    #[test]
+    fn receivers() {
+        let kind = |method: ImplItemFn| match receiver_kind(method.sig.receiver().unwrap()) {
+            ReceiverKind::None => "none",
+            ReceiverKind::Shared => "shared",
+            ReceiverKind::Arc => "arc",
+            ReceiverKind::Refused(_) => "refused",
+        };
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(&self) {}
+            )),
+            "shared"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(self: &Self) {}
+            )),
+            "shared"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(self: std::sync::Arc<Self>) {}
+            )),
+            "arc"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(&mut self) {}
+            )),
+            "refused"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(self) {}
+            )),
+            "refused"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(self: Box<Self>) {}
+            )),
+            "refused"
+        );
+        assert_eq!(
+            kind(syn::parse_quote!(
+                fn f(self: &Arc<Self>) {}
+            )),
+            "refused"
+        );
     }
 }
 
@@ -239,14 +652,15 @@ pub fn unraw(ident: &Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-/// `State<T>`, `CallContext` and `CancellationToken` are context without being marked (as axum's extractors are known
-/// by their types).
+/// `State<T>`, `CallContext`, `CancellationToken`, `Progress` and `ClientLog` are context without
+/// being marked (as axum's extractors are known by their types).
 fn is_context_type(ty: &Type) -> bool {
+    /// tooldef's own context types that take no type arguments.
+    const PLAIN: &[&str] = &["CallContext", "CancellationToken", "Progress", "ClientLog"];
     let Type::Path(path) = ty else { return false };
     path.path.segments.last().is_some_and(|last| {
         (last.ident == "State" && matches!(last.arguments, PathArguments::AngleBracketed(_)))
-            || ((last.ident == "CallContext" || last.ident == "CancellationToken")
-                && last.arguments.is_none())
+            || (PLAIN.iter().any(|name| last.ident == name) && last.arguments.is_none())
     })
 }
 
@@ -271,11 +685,7 @@ fn whole_struct_inner(ty: &Type) -> Option<&Type> {
 pub fn strip_param_attributes(input: TokenStream) -> TokenStream {
     match syn::parse2::<ItemFn>(input.clone()) {
         Ok(mut func) => {
-            for input in &mut func.sig.inputs {
-                if let FnArg::Typed(typed) = input {
-                    typed.attrs.retain(|a| !is_taken(a));
-                }
-            }
+            strip_signature_attributes(&mut func.sig);
             func.into_token_stream()
         }
         Err(_) => input,

@@ -78,6 +78,41 @@ impl ToolAttrs {
     }
 }
 
+/// `#[tools(…)]` on an `impl` block.
+#[derive(Default)]
+pub struct ToolsAttrs {
+    pub crate_path: Option<Path>,
+}
+
+const TOOLS_KEYS: &str = "crate";
+
+impl ToolsAttrs {
+    /// Parses the tokens inside `#[tools(…)]`; problems go to `cx`. Everything about one tool
+    /// is said on its method, in `#[tool(…)]`.
+    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolsAttrs {
+        let mut attrs = ToolsAttrs::default();
+        let parser = syn::meta::parser(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: LitStr = meta.value()?.parse()?;
+                set_once(cx, &mut attrs.crate_path, &meta, lit.parse()?);
+            } else {
+                skip_value(&meta)?;
+                let span = syn::spanned::Spanned::span(&meta.path);
+                let mut message = unknown_key(&meta.path, "tools", TOOLS_KEYS);
+                if TOOL_KEYS.split(", ").any(|key| meta.path.is_ident(key)) {
+                    message.push_str("; a tool's own settings go on its method, in #[tool(…)]");
+                }
+                cx.error_at(span, message);
+            }
+            Ok(())
+        });
+        if let Err(err) = syn::parse::Parser::parse2(parser, tokens) {
+            cx.syn_error(err);
+        }
+        attrs
+    }
+}
+
 /// `#[arg(…)]` on a parameter.
 #[derive(Default)]
 pub struct ArgAttrs {

@@ -1,14 +1,19 @@
-//! Code generation: the argument struct, the tool type and its `Tool` implementation.
+//! Code generation: the argument struct, the tool type and its `Tool` implementation, for a
+//! function under `#[tool]` and for each `#[tool]` method of a `#[tools]` block (which also gets
+//! the `toolset` method).
 
-use heck::ToUpperCamelCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Ident, ReturnType, Type};
+use syn::{Ident, ImplItem, ImplItemFn, Path, ReturnType, Type, Visibility};
 
-use crate::ast::{Param, ParamKind, Tool, unraw};
+use crate::ast::{Param, ParamKind, ReceiverKind, Tool, ToolImpl, unraw};
 use crate::ctxt::Ctxt;
 use crate::valid;
+
+/// The method `#[tools]` gives the block's type: its tools, in a `ToolSetBuilder`. Named as the
+/// `toolset!` macro is, which gives the same for free-function tools.
+pub const TOOLSET_METHOD: &str = "toolset";
 
 /// Parses, validates and expands one `#[tool]`.
 pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
@@ -27,6 +32,24 @@ pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
     }
 }
 
+/// Parses, validates and expands one `#[tools]` block, every tool of it through the same code
+/// as a function's.
+pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
+    let cx = Ctxt::default();
+    let block = ToolImpl::from_tokens(&cx, args, input);
+    if let Some(block) = &block {
+        valid::check_impl(&cx, block);
+    }
+    cx.check()?;
+    match block {
+        Some(block) => Ok(expand_impl(&block)),
+        None => Err(syn::Error::new(
+            Span::call_site(),
+            "#[tools] could not parse its input",
+        )),
+    }
+}
+
 /// What to emit beside errors: the function (minus the attributes only the macro reads) and a
 /// stand-in tool type implementing `Tool`, so that code using the tool still resolves. It never
 /// runs: the errors stop compilation.
@@ -41,15 +64,86 @@ pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
         return item;
     }
     let attrs = crate::attr::ToolAttrs::parse(&Ctxt::default(), args);
-    let krate = crate_path(&attrs);
-    let tool_ident = tool_ident(&attrs, &func.sig.ident);
+    let krate = crate_path(attrs.crate_path.as_ref());
+    let tool_ident = crate::ast::type_ident(&attrs, &func.sig.ident, None);
     let name = unraw(&func.sig.ident);
-    let (tool_type, tool_path) = tool_type(&func, &tool_ident, &krate, None);
+    let (tool_type, tool_path) = tool_type(&ToolType {
+        ident: &tool_ident,
+        vis: &func.vis,
+        module: free_module(&func.sig.ident),
+        krate: &krate,
+        doc: None,
+        holds: None,
+    });
+    let stand_in = stand_in_impl(&krate, &tool_path, &name);
     quote! {
         #item
 
         #tool_type
 
+        #stand_in
+    }
+}
+
+/// What to emit beside a `#[tools]` block's errors: the block with its methods as written
+/// (minus the attributes only the macro reads) and, where the block could have had them, the
+/// `toolset` method and stand-in tool types, so that code using them still resolves.
+pub fn tools_fallback(args: TokenStream, input: TokenStream) -> TokenStream {
+    let Some(block) = ToolImpl::from_tokens(&Ctxt::default(), args, input.clone()) else {
+        return input;
+    };
+    let mut item = block.item.clone();
+    for (index, tool) in &block.tools {
+        item.items[*index] = ImplItem::Fn(method_item(tool));
+    }
+    let has_toolset = item
+        .items
+        .iter()
+        .any(|i| matches!(i, ImplItem::Fn(method) if method.sig.ident == TOOLSET_METHOD));
+    // A trait impl cannot take a method of ours; a generic or borrowing type cannot be held.
+    if item.trait_.is_some() || has_toolset {
+        return quote!(#item);
+    }
+    let krate = crate_path(block.attrs.crate_path.as_ref());
+    let holdable = item.generics.params.is_empty()
+        && block.self_ident.is_some()
+        && !crate::ast::as_written(&*item.self_ty).contains('\'');
+    let mut stand_ins = Vec::new();
+    let mut paths = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (_, tool) in block.tools.iter().filter(|_| holdable) {
+        let ident = tool.type_ident();
+        if !seen.insert(ident.to_string()) {
+            continue;
+        }
+        let (tool_type, tool_path) = tool_type(&ToolType {
+            ident: &ident,
+            vis: &tool.func.vis,
+            module: method_module(&ident),
+            krate: &tool_krate(tool),
+            doc: None,
+            holds: Some(&item.self_ty),
+        });
+        stand_ins.push(tool_type);
+        stand_ins.push(stand_in_impl(
+            &tool_krate(tool),
+            &tool_path,
+            &tool.wire_name(),
+        ));
+        paths.push(tool_path);
+    }
+    item.items
+        .push(toolset_method(&krate, &block.tools, &paths));
+    quote! {
+        #item
+
+        #(#stand_ins)*
+    }
+}
+
+/// A `Tool` impl that never runs, for a tool whose errors stop compilation.
+fn stand_in_impl(krate: &TokenStream, tool_path: &TokenStream, name: &str) -> TokenStream {
+    quote! {
         impl #krate::Tool for #tool_path {
             type Args = ();
             type Output = ();
@@ -75,48 +169,126 @@ pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-fn crate_path(attrs: &crate::attr::ToolAttrs) -> TokenStream {
-    match &attrs.crate_path {
+fn crate_path(path: Option<&Path>) -> TokenStream {
+    match path {
         Some(path) => quote!(#path),
         None => quote!(::tooldef),
     }
 }
 
-/// The tool's unit struct, and the path to it for the generated impls.
+fn tool_krate(tool: &Tool) -> TokenStream {
+    crate_path(tool.attrs.crate_path.as_ref())
+}
+
+/// The hidden module of a function's tool type: named after the function, which is unique in
+/// its module.
+fn free_module(fn_ident: &Ident) -> Ident {
+    format_ident!("__tooldef_tool_{}", unraw(fn_ident))
+}
+
+/// The hidden module of a method's tool type: named after the type, which is unique in the
+/// module (two methods called `search` in two blocks are `LibrarySearch` and `ShopSearch`).
+fn method_module(tool_ident: &Ident) -> Ident {
+    format_ident!("__tooldef_method_{}", tool_ident)
+}
+
+/// A tool's Rust type, as [`tool_type`] declares it.
+struct ToolType<'a> {
+    ident: &'a Ident,
+    /// The function's or method's visibility, which the type gets.
+    vis: &'a Visibility,
+    module: Ident,
+    krate: &'a TokenStream,
+    /// Its doc comment; `None` for a stand-in.
+    doc: Option<&'a str>,
+    /// For a method's tool, the block's type: the tool holds an `Arc` of it.
+    holds: Option<&'a Type>,
+}
+
+/// The tool's struct, and the path to it for the generated impls: a unit struct for a function,
+/// a tuple struct of an `Arc` of the block's type for a method.
 ///
-/// The struct is defined in a hidden module named after the function and brought into the
-/// function's module by a glob import, which another item of that name (a user's `struct Stats`
-/// beside `#[tool] fn stats`) shadows without an error of rustc's: the derives and impls still
-/// apply to the tool's struct, through its path, and a check beside them reports the clash with
-/// what to do (name the tool's type otherwise with `#[tool(type_name = "…")]`) as the only error.
-fn tool_type(
-    func: &syn::ItemFn,
-    tool_ident: &Ident,
-    krate: &TokenStream,
-    doc: Option<&str>,
-) -> (TokenStream, TokenStream) {
-    let vis = &func.vis;
+/// The struct is defined in a hidden module and brought into the function's module by a glob
+/// import, which another item of that name (a user's `struct Stats` beside `#[tool] fn stats`)
+/// shadows without an error of rustc's: the derives and impls still apply to the tool's struct,
+/// through its path, and a check beside them reports the clash with what to do (name the tool's
+/// type otherwise with `#[tool(type_name = "…")]`) as the only error.
+fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
+    let ToolType {
+        ident,
+        vis,
+        module,
+        krate,
+        doc,
+        holds,
+    } = spec;
     let inner_vis = visibility_from_child(vis);
-    let module = format_ident!("__tooldef_tool_{}", unraw(&func.sig.ident));
-    let path = quote!(#module::#tool_ident);
+    let path = quote!(#module::#ident);
+    let assert = match holds {
+        None => quote!(assert_tool_type),
+        Some(_) => quote!(assert_method_tool_type),
+    };
     let doc = doc.map(|doc| quote!(#[doc = #doc]));
-    let derives = doc
-        .is_some()
-        .then(|| quote!(#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]));
+    let documented = doc.is_some();
+    let item = match holds {
+        None => {
+            let derives = documented
+                .then(|| quote!(#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]));
+            quote! {
+                #doc
+                #derives
+                #inner_vis struct #ident;
+            }
+        }
+        Some(held) => {
+            let held = type_from_child(held);
+            let derives = documented.then(|| quote!(#[derive(Clone)]));
+            // The type of the block is named as in the block's module; a private type in a
+            // public tool is what a public method of a private type is: reachable no further
+            // than the type.
+            quote! {
+                #[allow(unused_imports)]
+                use super::*;
+
+                #doc
+                #derives
+                #[allow(private_interfaces)]
+                #inner_vis struct #ident(#inner_vis ::std::sync::Arc<#held>);
+            }
+        }
+    };
     let items = quote! {
         #[doc(hidden)]
+        #[allow(non_snake_case)]
         mod #module {
-            #doc
-            #derives
-            #inner_vis struct #tool_ident;
+            #item
         }
 
         #[allow(unused_imports)]
         #vis use #module::*;
 
-        const _: () = #krate::__private::assert_tool_type::<#tool_ident, #path>();
+        const _: () = #krate::__private::#assert::<#ident, #path>();
     };
     (items, path)
+}
+
+/// The block's type as the tool type's hidden module names it: through `use super::*`, except
+/// for a path that starts from the block's module itself.
+fn type_from_child(ty: &Type) -> TokenStream {
+    if let Type::Path(path) = ty {
+        if path.qself.is_none() && path.path.leading_colon.is_none() {
+            let first = path.path.segments.first().map(|s| s.ident.to_string());
+            match first.as_deref() {
+                Some("super") => return quote!(super::#path),
+                Some("self") => {
+                    let rest = path.path.segments.iter().skip(1);
+                    return quote!(super::#(#rest)::*);
+                }
+                _ => {}
+            }
+        }
+    }
+    quote!(#ty)
 }
 
 /// The visibility, written in a child module, that is `vis` in its parent: the tool type is as
@@ -143,36 +315,132 @@ fn visibility_from_child(vis: &syn::Visibility) -> TokenStream {
 }
 
 /// A path for an intra-doc link written inside the tool type's hidden module.
-fn doc_path(krate: &TokenStream) -> String {
-    let krate = krate.to_string().replace(' ', "");
-    if let Some(absolute) = krate.strip_prefix("::") {
+fn doc_path(path: &str) -> String {
+    if let Some(absolute) = path.strip_prefix("::") {
         // Intra-doc links name other crates without the leading `::`.
         absolute.to_owned()
-    } else if krate.starts_with("crate::") || krate == "crate" {
-        krate
+    } else if path.starts_with("crate::") || path == "crate" {
+        path.to_owned()
+    } else if let Some(rest) = path.strip_prefix("self::") {
+        format!("super::{rest}")
     } else {
-        format!("super::{krate}")
+        format!("super::{path}")
     }
 }
 
-/// `get_weather` → `GetWeather`, unless `type_name` says otherwise.
-fn tool_ident(attrs: &crate::attr::ToolAttrs, fn_ident: &Ident) -> Ident {
-    match &attrs.type_name {
-        Some(ident) => ident.clone(),
-        None => format_ident!(
-            "{}",
-            unraw(fn_ident).to_upper_camel_case(),
-            span = fn_ident.span()
-        ),
+/// The function as the user names it, shown and as a path for intra-doc links (raw identifiers
+/// kept): `get_weather`, or `Library::search` for a method (the block's type without its generic
+/// arguments, which links do not take).
+fn rust_name(tool: &Tool) -> (String, String) {
+    let fn_ident = &tool.func.sig.ident;
+    let Some(method) = &tool.method else {
+        return (unraw(fn_ident), fn_ident.to_string());
+    };
+    let owner: Vec<&Ident> = match &method.self_ty {
+        Type::Path(path) if path.qself.is_none() => {
+            path.path.segments.iter().map(|s| &s.ident).collect()
+        }
+        _ => vec![&method.self_ident],
+    };
+    let shown: Vec<String> = owner.iter().map(|ident| unraw(ident)).collect();
+    let linked: Vec<String> = owner.iter().map(ToString::to_string).collect();
+    (
+        format!("{}::{}", shown.join("::"), unraw(fn_ident)),
+        format!("{}::{fn_ident}", linked.join("::")),
+    )
+}
+
+/// The argument of the `#[tool(…)]` that `#[tools]` puts back on a method it has expanded: the
+/// `tool` macro then gives the method back as it is.
+pub const EXPANDED_BY_TOOLS: &str = "__tooldef_expanded_by_tools";
+
+/// Whether a `#[tool(…)]` is one that `#[tools]` put back.
+pub fn expanded_by_tools(args: &TokenStream) -> bool {
+    syn::parse2::<Ident>(args.clone()).is_ok_and(|ident| ident == EXPANDED_BY_TOOLS)
+}
+
+/// A method of a `#[tools]` block, put back into the block, its `#[tool]` marked as done.
+fn method_item(tool: &Tool) -> ImplItemFn {
+    let func = tool.func.clone();
+    let mut attrs = func.attrs;
+    if let Some(method) = &tool.method {
+        let path = &method.attribute;
+        let done = Ident::new(EXPANDED_BY_TOOLS, Span::call_site());
+        attrs.insert(0, syn::parse_quote!(#[#path(#done)]));
+    }
+    ImplItemFn {
+        attrs,
+        vis: func.vis,
+        defaultness: tool.method.as_ref().and_then(|method| method.defaultness),
+        sig: func.sig,
+        block: *func.block,
     }
 }
 
+/// The method `#[tools]` adds to the block: `toolset(self: Arc<Self>) -> ToolSetBuilder`, with
+/// one tool per `#[tool]` method, each holding a clone of the `Arc`. It is `pub` whatever the
+/// methods' visibility: serving the value is what the block is for, usually from another module.
+fn toolset_method(krate: &TokenStream, tools: &[(usize, Tool)], paths: &[TokenStream]) -> ImplItem {
+    let listed: Vec<String> = tools
+        .iter()
+        .map(|(_, tool)| format!("`{}`", tool.wire_name()))
+        .collect();
+    let doc = format!(
+        "The tools of this `impl` block ({}), each calling its method on this value: a \
+         `ToolSetBuilder` to which other tools, state, limits and timeouts can still be added \
+         before `build()`. Generated by `#[tools]`.",
+        listed.join(", ")
+    );
+    let method = Ident::new(TOOLSET_METHOD, Span::call_site());
+    syn::parse_quote! {
+        #[doc = #doc]
+        pub fn #method(self: ::std::sync::Arc<Self>) -> #krate::ToolSetBuilder {
+            #krate::ToolSet::builder()
+                #(.tool(#paths(::std::sync::Arc::clone(&self))))*
+        }
+    }
+}
+
+/// The block with its `#[tool]` methods back in place and the `toolset` method added, then each
+/// tool's items.
+fn expand_impl(block: &ToolImpl) -> TokenStream {
+    let mut item = block.item.clone();
+    let mut items = Vec::new();
+    let mut paths = Vec::new();
+    for (index, tool) in &block.tools {
+        item.items[*index] = ImplItem::Fn(method_item(tool));
+        let (tokens, path) = tool_items(tool);
+        items.push(tokens);
+        paths.push(path);
+    }
+    let krate = crate_path(block.attrs.crate_path.as_ref());
+    item.items
+        .push(toolset_method(&krate, &block.tools, &paths));
+    quote! {
+        #item
+
+        #(#items)*
+    }
+}
+
+/// A function and its tool's items.
 fn expand(tool: &Tool) -> TokenStream {
-    let krate = crate_path(&tool.attrs);
+    let func = &tool.func;
+    let (items, _) = tool_items(tool);
+    quote! {
+        #func
+
+        #items
+    }
+}
+
+/// Everything generated for one tool beside its function (or method), and the path of the
+/// tool's type.
+fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
+    let krate = tool_krate(tool);
     let func = &tool.func;
     let fn_ident = &func.sig.ident;
-    let fn_name = unraw(fn_ident);
-    let tool_ident = tool_ident(&tool.attrs, fn_ident);
+    let tool_ident = tool.type_ident();
 
     let (args_ty, args_item) = match whole_struct(tool) {
         Some(inner) => (quote!(#inner), TokenStream::new()),
@@ -200,15 +468,30 @@ fn expand(tool: &Tool) -> TokenStream {
         }
     }
     let checks = checks(tool, &krate);
-    let output_conversion = output_conversion(&func.sig.output, &krate);
-    let output_ty = match &func.sig.output {
+    let output_conversion = output_conversion(&tool.output, &krate);
+    let output_ty = match &tool.output {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => quote!(#ty),
     };
+    // The one difference a method makes to the call: its path, and the value it is called on.
+    let (callee, receiver) = match &tool.method {
+        None => (quote!(#fn_ident), None),
+        Some(method) => {
+            let self_ty = &method.self_ty;
+            let receiver = match &method.receiver {
+                ReceiverKind::Shared => Some(quote!(&*self.0)),
+                ReceiverKind::Arc => Some(quote!(::std::sync::Arc::clone(&self.0))),
+                // Validation refused any other receiver; nothing is expanded.
+                ReceiverKind::None | ReceiverKind::Refused(_) => None,
+            };
+            (quote!(<#self_ty>::#fn_ident), receiver)
+        }
+    };
+    let call_args = receiver.into_iter().chain(call_args);
     let call = if func.sig.asyncness.is_some() {
-        quote!(#fn_ident(#(#call_args),*).await)
+        quote!(#callee(#(#call_args),*).await)
     } else {
-        quote!(#fn_ident(#(#call_args),*))
+        quote!(#callee(#(#call_args),*))
     };
 
     let name = tool.wire_name();
@@ -227,16 +510,34 @@ fn expand(tool: &Tool) -> TokenStream {
     let open_world = option_bool(tool.attrs.open_world);
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
 
-    let tool_doc = format!(
-        "The [`{fn_name}`](super::{fn_ident}) tool, named `{name}` on the wire: implements \
-         [`Tool`]({}::Tool).",
-        doc_path(&krate)
-    );
-    let (tool_type, tool_path) = tool_type(func, &tool_ident, &krate, Some(&tool_doc));
+    let (shown, linked) = rust_name(tool);
+    let link = doc_path(&linked);
+    let krate_doc = doc_path(&krate.to_string().replace(' ', ""));
+    let tool_doc = match &tool.method {
+        None => format!(
+            "The [`{shown}`]({link}) tool, named `{name}` on the wire: implements \
+             [`Tool`]({krate_doc}::Tool)."
+        ),
+        Some(method) => format!(
+            "The [`{shown}`]({link}) method as a tool, named `{name}` on the wire: implements \
+             [`Tool`]({krate_doc}::Tool) by calling the method on the value it holds. \
+             `{}::{TOOLSET_METHOD}` gives every tool of the method's block.",
+            method.self_ident
+        ),
+    };
+    let (tool_type, tool_path) = tool_type(&ToolType {
+        ident: &tool_ident,
+        vis: &func.vis,
+        module: match &tool.method {
+            None => free_module(fn_ident),
+            Some(_) => method_module(&tool_ident),
+        },
+        krate: &krate,
+        doc: Some(&tool_doc),
+        holds: tool.method.as_ref().map(|method| &method.self_ty),
+    });
 
-    quote! {
-        #func
-
+    let items = quote! {
         #args_item
 
         #checks
@@ -296,7 +597,8 @@ fn expand(tool: &Tool) -> TokenStream {
                 }
             }
         }
-    }
+    };
+    (items, tool_path)
 }
 
 fn whole_struct(tool: &Tool) -> Option<&Type> {
@@ -310,13 +612,13 @@ fn whole_struct(tool: &Tool) -> Option<&Type> {
 /// the parameter's docs, rename, default and forwarded schemars/serde attributes.
 fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStream {
     let vis = &tool.func.vis;
-    let fn_name = unraw(&tool.func.sig.ident);
+    let (shown, linked) = rust_name(tool);
     let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
     let schemars_crate = format!(
         "{}::__private::schemars",
         krate.to_string().replace(' ', "")
     );
-    let doc = format!("The arguments of the [`{fn_name}`] tool, as the model sends them.");
+    let doc = format!("The arguments of the [`{shown}`]({linked}) tool, as the model sends them.");
 
     let mut fields = Vec::new();
     let mut default_fns = Vec::new();

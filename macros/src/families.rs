@@ -67,7 +67,7 @@ fn spanned_check(
 }
 
 /// The tokens with every span set to `span`.
-fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     tokens
         .into_iter()
         .map(|mut token| {

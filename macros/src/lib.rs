@@ -3,6 +3,8 @@
 //!
 //! The macro follows the shape of `serde_derive`: `ast` parses the function into a tool,
 //! `valid` checks it (every problem collected and reported at once), `expand` generates code.
+//! `#[tools]` takes the same path for each `#[tool]` method of its `impl` block; the receiver is
+//! the only difference.
 #![deny(missing_docs)]
 
 mod ast;
@@ -38,6 +40,10 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);
+    // A method of a `#[tools]` block, which has made its tool already.
+    if expand::expanded_by_tools(&args) {
+        return input;
+    }
     let input = proc_macro2::TokenStream::from(input);
     match expand::tool(args.clone(), input.clone()) {
         Ok(tokens) => tokens.into(),
@@ -46,6 +52,68 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         Err(errors) => {
             let errors = errors.to_compile_error();
             let fallback = expand::fallback(args, input);
+            quote::quote!(#errors #fallback).into()
+        }
+    }
+}
+
+/// Makes the `#[tool]` methods of an `impl` block the tools of one value, as rmcp's
+/// `#[tool_router]` does.
+///
+/// ```ignore
+/// use std::sync::Arc;
+/// use tooldef::{tool, tools};
+///
+/// struct Library {
+///     books: Vec<String>,
+/// }
+///
+/// #[tools]
+/// impl Library {
+///     /// Find books by title.
+///     #[tool(read_only)]
+///     async fn search(
+///         &self,
+///         /// Words of the title.
+///         query: String,
+///     ) -> Vec<String> {
+///         self.books.iter().filter(|b| b.contains(&query)).cloned().collect()
+///     }
+///
+///     fn helper(&self) {} // not a tool: left alone
+/// }
+///
+/// let library = Arc::new(Library { books: vec![] });
+/// let tools = library.toolset().build()?; // a `ToolSetBuilder`: add tools, state, timeouts first
+/// ```
+///
+/// Each `#[tool]` method is a tool exactly as a function under `#[tool]` would be (the same
+/// attributes, parameters, context, return types and compile-time checks), called on the value.
+/// It takes `&self`, or `self: Arc<Self>` to keep the value beyond the call; an associated
+/// function without `self` is a tool too. Calls run concurrently, so `&mut self` is refused:
+/// keep what changes behind a `Mutex` or an atomic.
+///
+/// Generated beside the block, for a method `search` of `impl Library`:
+///
+/// - `Library::toolset(self: Arc<Self>) -> ToolSetBuilder`: every tool of the block, each
+///   holding a clone of the `Arc` (a block whose type already has a method `toolset` is refused);
+/// - `LibrarySearch(pub Arc<Library>)`, the tool's type, as visible as the method (to add one
+///   tool alone, e.g. `builder.tool_with_timeout(LibrarySearch(library.clone()), limit)`;
+///   `#[tool(type_name = "…")]` names it otherwise), and `LibrarySearchArgs`, its arguments.
+///
+/// The block must be an inherent `impl` of one concrete type without lifetimes: the tools are
+/// `Send + Sync + 'static`. `#[tools(crate = "path")]` names a renamed `tooldef` dependency.
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    let input = proc_macro2::TokenStream::from(input);
+    match expand::tools(args.clone(), input.clone()) {
+        Ok(tokens) => tokens.into(),
+        // As for `#[tool]`: the block and stand-ins beside the errors, so that they are the only
+        // ones.
+        Err(errors) => {
+            let errors = errors.to_compile_error();
+            let fallback = expand::tools_fallback(args, input);
             quote::quote!(#errors #fallback).into()
         }
     }

@@ -3,10 +3,11 @@
 
 use std::collections::HashMap;
 
+use quote::ToTokens;
 use syn::spanned::Spanned;
-use syn::{Expr, FnArg, ReturnType, Type};
+use syn::{Expr, GenericParam, ImplItem, ReturnType, Type};
 
-use crate::ast::{NameSource, Param, ParamKind, Tool};
+use crate::ast::{self, NameSource, Param, ParamKind, ReceiverKind, Tool, ToolImpl};
 use crate::ctxt::Ctxt;
 
 /// OpenAI rejects a function description over this many characters.
@@ -23,18 +24,159 @@ pub fn check(cx: &Ctxt, tool: &Tool) {
     check_argument_docs(cx, tool);
 }
 
-fn check_signature(cx: &Ctxt, tool: &Tool) {
-    let sig = &tool.func.sig;
-    for input in &sig.inputs {
-        if let FnArg::Receiver(receiver) = input {
-            cx.error_spanned_by(
-                receiver,
-                "#[tool] goes on a free function, not a method: a tool is called with its \
-                 arguments alone; move the function out of the `impl` block and take what it \
-                 needs of `self` as a parameter",
-            );
+/// Runs every check on a `#[tools]` block: its shape, each tool, and what the tools share.
+pub fn check_impl(cx: &Ctxt, block: &ToolImpl) {
+    check_impl_shape(cx, block);
+    for (_, tool) in &block.tools {
+        check(cx, tool);
+    }
+    check_distinct_tools(cx, block);
+}
+
+/// The block must be an inherent `impl` of one named, `'static` type: the tools hold the value
+/// in an `Arc` that every call shares (so no borrowed data), their types are named after it and
+/// cannot be generic, and the block gets the `toolset` method, which a trait impl cannot take.
+fn check_impl_shape(cx: &Ctxt, block: &ToolImpl) {
+    let item = &block.item;
+    let self_ty = ast::as_written(&*item.self_ty);
+    if let Some((_, trait_path, _)) = &item.trait_ {
+        cx.error_spanned_by(
+            trait_path,
+            format!(
+                "#[tools] goes on an inherent `impl` block (`impl {self_ty} {{ … }}`), not on an \
+                 implementation of `{}`: the block gets a `toolset` method, which a trait impl \
+                 cannot hold; move the `#[tool]` methods into an `impl {self_ty}` block of \
+                 their own (they can call the trait's methods from there)",
+                ast::as_written(trait_path)
+            ),
+        );
+    }
+    // Where a lifetime is: a parameter of the `impl` (`impl<'a>`), else one written in the type
+    // (`impl Index<'_>`); `'static` is fine.
+    let generics = &item.generics;
+    let only_lifetimes = generics
+        .params
+        .iter()
+        .all(|param| matches!(param, GenericParam::Lifetime(_)));
+    let lifetime = if generics.params.is_empty() {
+        let mut finder = LifetimeFinder(None);
+        syn::visit::Visit::visit_type(&mut finder, &item.self_ty);
+        finder.0.map(|lifetime| lifetime.to_token_stream())
+    } else {
+        only_lifetimes.then(|| generics.to_token_stream())
+    };
+    if let Some(lifetime) = lifetime {
+        cx.error_spanned_by(
+            lifetime,
+            format!(
+                "#[tools] cannot go on an `impl` with a lifetime: the tools hold the value in an \
+                 `Arc` that calls on any thread share for as long as the tool set lives, so it \
+                 must be `'static`; have `{self_ty}` own its data (or hold `Arc`s) instead of \
+                 borrowing it"
+            ),
+        );
+    } else if !only_lifetimes {
+        let name = block
+            .self_ident
+            .as_ref()
+            .map_or_else(|| self_ty.clone(), ToString::to_string);
+        cx.error_spanned_by(
+            generics,
+            format!(
+                "#[tools] cannot go on a generic `impl`: each tool's type holds the value, and a \
+                 tool's type and schema are fixed; put #[tools] on an `impl` of one concrete \
+                 type (`impl {name}<…> {{ … }}` with each parameter given), one block per type \
+                 you serve"
+            ),
+        );
+    }
+    if block.self_ident.is_none() {
+        cx.error_spanned_by(
+            &item.self_ty,
+            "#[tools] goes on the `impl` block of a named type (a struct or an enum): the tools' \
+             types are named after it",
+        );
+    }
+    if block.tools.is_empty() {
+        cx.error_at(
+            proc_macro2::Span::call_site(),
+            format!(
+                "#[tools] found no `#[tool]` method in this `impl` block: mark each method to \
+                 serve with #[tool] (a `#[tool]` written by a `macro_rules!` inside the block is \
+                 not seen: let the macro write the whole `#[tools] impl {self_ty}` block)"
+            ),
+        );
+    }
+    for impl_item in &item.items {
+        if let ImplItem::Fn(method) = impl_item {
+            if method.sig.ident == crate::expand::TOOLSET_METHOD {
+                cx.error_spanned_by(
+                    &method.sig.ident,
+                    format!(
+                        "#[tools] gives `{self_ty}` a method `{}` (its tools, as a \
+                         `ToolSetBuilder`), and this one would clash with it: rename this method",
+                        crate::expand::TOOLSET_METHOD
+                    ),
+                );
+            }
         }
     }
+}
+
+struct LifetimeFinder(Option<syn::Lifetime>);
+
+impl<'ast> syn::visit::Visit<'ast> for LifetimeFinder {
+    fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+        if lifetime.ident != "static" {
+            self.0.get_or_insert_with(|| lifetime.clone());
+        }
+    }
+}
+
+/// Two tools of one block under one name would make `toolset()` fail at `build()`, and two of
+/// one type name would be two items of that name; both are known here, so they are errors here,
+/// at the second tool.
+fn check_distinct_tools(cx: &Ctxt, block: &ToolImpl) {
+    let mut names: HashMap<String, &Tool> = HashMap::new();
+    let mut types: HashMap<String, &Tool> = HashMap::new();
+    for (_, tool) in &block.tools {
+        let name = tool.wire_name();
+        if let Some(first) = names.get(&name) {
+            let span = tool
+                .attrs
+                .name
+                .as_ref()
+                .map_or_else(|| tool.func.sig.ident.span(), |given| given.span);
+            cx.error_at(
+                span,
+                format!(
+                    "the tool `{name}` is already in this block (the method `{}`), and a tool \
+                     set needs distinct names: rename one with #[tool(name = \"…\")]",
+                    first.func.sig.ident
+                ),
+            );
+        } else {
+            names.insert(name, tool);
+        }
+        let type_ident = tool.type_ident();
+        if let Some(first) = types.get(&type_ident.to_string()) {
+            cx.error_spanned_by(
+                &type_ident,
+                format!(
+                    "the tools of the methods `{}` and `{}` would both have the type \
+                     `{type_ident}`: give one another #[tool(type_name = \"…\")]",
+                    first.func.sig.ident, tool.func.sig.ident
+                ),
+            );
+        } else {
+            types.insert(type_ident.to_string(), tool);
+        }
+    }
+}
+
+fn check_signature(cx: &Ctxt, tool: &Tool) {
+    let sig = &tool.func.sig;
+    check_receiver(cx, tool);
     if !sig.generics.params.is_empty() {
         cx.error_spanned_by(
             &sig.generics,
@@ -51,6 +193,51 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
             );
         }
     }
+}
+
+/// A method's tool holds the value in an `Arc` shared by every call, and calls run
+/// concurrently: the method can borrow the value (`&self`) or take a clone of the `Arc`, nothing
+/// else. A function with a receiver under `#[tool]` alone is a method whose block lacks `#[tools]`.
+fn check_receiver(cx: &Ctxt, tool: &Tool) {
+    let Some(method) = &tool.method else {
+        if tool.func.sig.receiver().is_some() {
+            // Spanned at the attribute: what is missing goes beside it, on the `impl` block.
+            cx.error_at(
+                proc_macro2::Span::call_site(),
+                "this method's `impl` block needs `#[tools]`: a `#[tool]` method is a tool of \
+                 the value its block is for, and `#[tools]` makes them (put `#[tools]`, from \
+                 `tooldef`, above the `impl`; then serve the value with \
+                 `Arc::new(value).toolset()`)",
+            );
+        }
+        return;
+    };
+    let ReceiverKind::Refused(receiver) = &method.receiver else {
+        return;
+    };
+    let message = match &*receiver.ty {
+        Type::Reference(reference) if reference.mutability.is_some() => {
+            "a tool method cannot take `&mut self`: every tool of the block shares one value and \
+             calls run concurrently, so no call can have it to itself; take `&self` and keep what \
+             changes behind interior mutability (an atomic, a `Mutex` or an `RwLock` field)"
+                .to_owned()
+        }
+        ty if ast::is_self(ty) => "a tool method cannot take `self` by value: every call uses \
+             the one value the tools share (in an `Arc`), so none can consume it; take `&self`, \
+             or `self: Arc<Self>` to keep it beyond the call (to spawn a task, say)"
+            .to_owned(),
+        Type::Path(path) if ast::pointer_to_self(&path.path, "Box") => {
+            "a tool method cannot take `self: Box<Self>`: the tools share the value in an `Arc`, \
+             which cannot become a `Box`; take `&self`, or `self: Arc<Self>`"
+                .to_owned()
+        }
+        ty => format!(
+            "a tool method takes `&self` or `self: Arc<Self>`: the tools share the value in an \
+             `Arc`, and `{}` cannot be made from one",
+            ast::as_written(ty)
+        ),
+    };
+    cx.error_spanned_by(receiver, message);
 }
 
 fn check_name(cx: &Ctxt, tool: &Tool) {
@@ -137,10 +324,11 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
         .filter(|p| matches!(p.kind, ParamKind::WholeStruct(_)))
         .collect();
     if !whole.is_empty() {
+        // Context parameters are not arguments: they go with the whole struct as with fields.
         for param in tool
             .params
             .iter()
-            .filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_)))
+            .filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_) | ParamKind::Context))
         {
             cx.error_spanned_by(
                 &param.pat,

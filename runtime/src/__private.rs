@@ -135,6 +135,24 @@ impl<T: ?Sized> IsTheToolType<T> for T {}
 /// Compile-time check that `Named`, the tool type's name where the function is, is `Generated`.
 pub const fn assert_tool_type<Named: IsTheToolType<Generated> + ?Sized, Generated: ?Sized>() {}
 
+/// [`IsTheToolType`] for the tool of a method of a `#[tools]` block, whose type is named after
+/// the block's type and the method.
+#[diagnostic::on_unimplemented(
+    message = "`#[tools]` cannot name this method's tool type `{Self}`: the module already has an item of that name",
+    label = "the tool's type would be `{Self}`",
+    note = "name the tool's type otherwise with `#[tool(type_name = \"…\")]` on the method (by default it is the block's type followed by the method's name in UpperCamelCase), or rename the other item"
+)]
+pub trait IsTheMethodToolType<Generated: ?Sized> {}
+impl<T: ?Sized> IsTheMethodToolType<T> for T {}
+
+/// Compile-time check that `Named`, the tool type's name where the `#[tools]` block is, is
+/// `Generated`.
+pub const fn assert_method_tool_type<
+    Named: IsTheMethodToolType<Generated> + ?Sized,
+    Generated: ?Sized,
+>() {
+}
+
 /// A tool's error is shown to the model, so it must be displayable.
 #[diagnostic::on_unimplemented(
     message = "a tool's error type `{Self}` must implement `Display`",

@@ -1,9 +1,9 @@
 //! Injected context: tool parameters that are not arguments, in the spirit of axum's extractors.
 //!
-//! A parameter of type [`State<T>`], [`CallContext`] or [`CancellationToken`], or any parameter
-//! marked `#[context]`
-//! whose type implements [`FromCallContext`], is filled from the call's context rather than from
-//! the model's arguments, and does not appear in the schema.
+//! A parameter of type [`State<T>`], [`CallContext`], [`CancellationToken`],
+//! [`Progress`](crate::Progress) or [`ClientLog`](crate::ClientLog), or any parameter marked
+//! `#[context]` whose type implements [`FromCallContext`], is filled from the call's context
+//! rather than from the model's arguments, and does not appear in the schema.
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;

@@ -26,6 +26,7 @@
 
 mod arguments;
 pub mod calls;
+mod client_log;
 mod context;
 pub mod convert;
 mod describe_value;
@@ -37,6 +38,7 @@ pub mod names;
 mod output;
 mod portable;
 mod profile;
+mod progress;
 pub mod report;
 mod restore;
 mod schema;
@@ -49,6 +51,7 @@ mod toolset;
 pub mod __private;
 
 pub use arguments::{Arguments, Leniency, Limits};
+pub use client_log::{ClientLog, LogLevel, LogMessage, LogSink};
 pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
 pub use error::{ArgumentProblem, BuildError, ListError, SchemaError, ToolError};
 pub use output::{Content, EmbeddedBlob, IntoReturnValue, ReturnValue, ToolOutput};
@@ -57,9 +60,10 @@ pub use portable::{
     UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
 };
 pub use profile::{ModelTarget, Profile};
+pub use progress::{Progress, ProgressSink, ProgressUpdate, SinkFuture};
 pub use target::{Target, UnknownTarget};
 pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
 };
-pub use tooldef_macros::{Portable, tool, toolset};
+pub use tooldef_macros::{Portable, tool, tools, toolset};
 pub use toolset::{Listing, ToolSet, ToolSetBuilder};

@@ -12,7 +12,9 @@ use serde_json::{Map, Value};
 pub struct ToolOutput {
     /// What the model reads, in order.
     pub content: Vec<Content>,
-    /// The JSON value, for a tool with an output schema (MCP `structuredContent`).
+    /// The JSON value, for a tool with an output schema (MCP `structuredContent`), as the tool
+    /// returned it: any JSON value. The MCP server wraps a value that is not an object for
+    /// clients before MCP 2026-07-28 ([`McpOutputRules`](crate::targets::McpOutputRules)).
     pub structured: Option<Value>,
 }
 
@@ -136,11 +138,13 @@ impl ToolOutput {
         }
     }
 
-    /// A JSON value as the model should see it: a string as its text, anything else as JSON text;
-    /// with `structured`, the value also becomes the structured content (MCP asks for both).
+    /// A JSON value as the model should see it: a string as its text (unquoted, whether or not
+    /// it is also structured, as FastMCP does: a model reads text better than an escaped JSON
+    /// string), anything else as JSON text; with `structured`, the value also becomes the
+    /// structured content (MCP asks for both).
     pub fn json(value: Value, structured: bool) -> ToolOutput {
         let text = match &value {
-            Value::String(s) if !structured => s.clone(),
+            Value::String(s) => s.clone(),
             other => other.to_string(),
         };
         ToolOutput {
@@ -149,11 +153,13 @@ impl ToolOutput {
         }
     }
 
-    /// Whether `block` is the structured content written as JSON text (as [`ToolOutput::json`]
-    /// writes it, and as MCP asks of a tool with structured content): a block that says nothing
-    /// the structured content does not, for an API that carries one or the other.
+    /// Whether `block` is the structured content written as text (as [`ToolOutput::json`]
+    /// writes it: JSON text, or a string's own text; MCP asks a tool with structured content
+    /// for the text too): a block that says nothing the structured content does not, for an
+    /// API that carries one or the other.
     pub fn repeats_structured(&self, block: &Content) -> bool {
         match (block, &self.structured) {
+            (Content::Text(text), Some(Value::String(structured))) if text == structured => true,
             (Content::Text(text), Some(structured)) => {
                 serde_json::from_str::<Value>(text).is_ok_and(|parsed| parsed == *structured)
             }

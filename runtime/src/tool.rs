@@ -157,7 +157,9 @@ impl ToolDefinition {
         &self.input_schema
     }
 
-    /// The canonical output schema, when the tool returns a JSON object whose type has a schema.
+    /// The canonical output schema, when the tool's return type has one that says something
+    /// about the value: any root (an object, an array, a string…). What MCP clients of each
+    /// protocol version see is in [`McpOutputRules`](crate::targets::McpOutputRules).
     pub fn output_schema(&self) -> Option<&Schema> {
         self.output_schema.as_ref()
     }
@@ -310,13 +312,18 @@ impl ToolDefinitionBuilder {
         self
     }
 
-    /// The output schema; kept only when its root is an object schema, which is what MCP's
-    /// `outputSchema` requires.
+    /// The output schema, whatever its root (an object, an array, a string…). A schema that
+    /// promises nothing (`true`, `{}`, one with annotations only) or only `null` (a function
+    /// returning `()`) is no output schema: there is nothing to structure.
+    ///
+    /// MCP 2026-07-28 takes any JSON Schema as `outputSchema`; for clients of earlier versions,
+    /// which take only an object, the MCP server wraps a schema whose root is not an object (see
+    /// [`McpOutputRules`](crate::targets::McpOutputRules)).
     pub fn output_schema(mut self, schema: Option<Schema>) -> Self {
         let mut rec = Recorder::default();
         self.output_schema = schema
             .map(|schema| crate::schema::canonicalize(schema, &mut rec))
-            .filter(|s| s.get("type").and_then(|t| t.as_str()) == Some("object"));
+            .filter(promises_something);
         self.canonical_changes
             .retain(|change| change.place != Place::Output);
         if self.output_schema.is_some() {
@@ -385,4 +392,28 @@ impl ToolDefinitionBuilder {
             output_validator: OnceLock::new(),
         }
     }
+}
+
+/// Keywords that describe a value without constraining it.
+const ANNOTATIONS: &[&str] = &[
+    "$comment",
+    "$defs",
+    "$id",
+    "definitions",
+    "deprecated",
+    "description",
+    "examples",
+    "readOnly",
+    "title",
+    "writeOnly",
+];
+
+/// Whether an output schema says something about the value: not a boolean schema, not
+/// annotations alone, and not `{"type": "null"}` (the unit type's schema).
+fn promises_something(schema: &Schema) -> bool {
+    let Some(root) = schema.as_object() else {
+        return false;
+    };
+    let only_null = root.get("type").and_then(Value::as_str) == Some("null");
+    !only_null && root.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()))
 }

@@ -1,19 +1,109 @@
-"""The mcp_server example driven by the official MCP Python SDK client.
+"""The mcp_server example driven by the official MCP Python SDK client, 1.x or 2.x.
 
-usage: python mcp_client_test.py PATH_TO_MCP_SERVER_BINARY
+usage: python mcp_client_test.py [--transport stdio|http] [--timeout SECONDS] MCP_SERVER_BINARY
 
 Checks what a Python MCP client sees: every tool listed validates as `mcp.types.Tool`, tools
 with an output schema return structuredContent (the SDK's ClientSession validates it against
-the schema itself), bad calls get the right answers, and the server keeps serving.
+the schema itself) and text that says the same, bad calls get the right answers, and the server
+keeps serving, under 100 concurrent calls too. The suite runs through `ClientSession` (both
+majors), which speaks the 2025 protocol (the `initialize` handshake, 2025-11-25), and with the 2.x
+SDK again through the high-level `mcp.Client` in its default `mode="auto"`: it probes
+`server/discover` and, the server answering it, speaks the 2026-07-28 protocol.
+
+`--transport stdio` (the default) has the SDK start the server as a subprocess; `--transport
+http` starts `mcp_server --test-tools --http 127.0.0.1:0 --bearer-token TOKEN`, reads the URL it
+prints on stderr, connects over Streamable HTTP with the token and stops the server at the end,
+whatever happens. Nothing waits forever: every request has a time limit, and so has the run.
+
+Prints one line, `python mcp client (mcp VERSION, TRANSPORT): N passed, M failed (...)`, and on a
+failure the server's stderr; exits 1 on the first failed check (it stops there: later checks
+would mostly repeat the first failure).
 """
 
+import argparse
 import asyncio
+import contextlib
 import json
+import logging
+import os
+import re
+import secrets
+import subprocess
 import sys
+import tempfile
+import time
+from datetime import timedelta
+from importlib.metadata import version
 
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import McpError
+from mcp.client.streamable_http import streamable_http_client
+
+MCP_VERSION = version("mcp")
+MAJOR = int(MCP_VERSION.split(".")[0])
+
+# --- Compatibility shims between the SDK's majors (1.x: `mcp>=1.29,<2`; 2.x: `mcp>=2,<3`) ---------
+
+if MAJOR >= 2:
+    # 2.x renamed McpError to MCPError (`.error.code` / `.error.message` still work on both).
+    import httpx2 as httpx  # 2.x moved from httpx to httpx2; streamable_http_client wants its types.
+    from mcp.shared.exceptions import MCPError
+
+    # 2.x timeouts are float seconds; a timedelta would only fail once a request arms it.
+    REQUEST_TIMEOUT = 30.0
+else:
+    import httpx
+    from mcp.shared.exceptions import McpError as MCPError
+
+    REQUEST_TIMEOUT = timedelta(seconds=30)
+
+
+def field(model, camel):
+    """A protocol model's field: 2.x models expose snake_case attributes only (`is_error`,
+    `structured_content`, `input_schema`, `output_schema`), 1.x the wire's camelCase names."""
+    if MAJOR >= 2:
+        return getattr(model, re.sub(r"(?<!^)(?=[A-Z])", "_", camel).lower())
+    return getattr(model, camel)
+
+
+@contextlib.asynccontextmanager
+async def http_streams(url, token, seen):
+    """Streamable HTTP streams, sending `Authorization: Bearer TOKEN`. `streamable_http_client`
+    yields (read, write, get_session_id) in 1.x and (read, write) in 2.x; the session id is taken
+    from the responses' headers instead, through an event hook, which both majors' http clients
+    support: `seen["session_ids"]` gets every Mcp-Session-Id, `seen["delete"]` the status of the
+    DELETE that ends the session. Headers go on the http client in both (2.x has no other way).
+    The timeouts are those the SDKs' own default http client uses."""
+
+    async def capture(response):
+        if "mcp-session-id" in response.headers:
+            seen["session_ids"].add(response.headers["mcp-session-id"])
+        if response.request.method == "DELETE":
+            seen["delete"].append(response.status_code)
+
+    async with httpx.AsyncClient(
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=httpx.Timeout(30, read=300),
+        event_hooks={"response": [capture]},
+    ) as http:
+        async with streamable_http_client(url, http_client=http) as streams:
+            yield streams[0], streams[1]
+
+
+class AcceptedIsNotAFailure(logging.Filter):
+    """Both majors log `Session termination failed: 202` when the DELETE that ends a session is
+    answered 202 Accepted, as rmcp answers it: they expect 200 or 204, the spec names no status
+    (only 405 for a server that does not let clients end sessions). run() checks the status
+    itself; this keeps the warning that would read as a failure out of the log."""
+
+    def filter(self, record):
+        return record.getMessage() != "Session termination failed: 202"
+
+
+logging.getLogger("mcp.client.streamable_http").addFilter(AcceptedIsNotAFailure())
+
+
+# --- The checks ----------------------------------------------------------------------------------
 
 VALID_CALLS = {
     "get_server_time": {},
@@ -46,60 +136,204 @@ def text_of(result):
     return " ".join(block.text for block in result.content if block.type == "text")
 
 
-async def main(binary):
-    params = StdioServerParameters(command=binary, args=["--test-tools"])
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
+def says(text, value):
+    """Whether a text block says `value`: a string as its own text, anything else as JSON."""
+    if isinstance(value, str):
+        return text == value
+    try:
+        return json.loads(text) == value
+    except ValueError:
+        return False
 
-            listed = await session.list_tools()
-            tools = {tool.name: tool for tool in listed.tools}
-            check(len(tools) == 11, f"expected 11 tools, got {sorted(tools)}")
-            for tool in listed.tools:
-                # Round-trip through the SDK's own model: every field must be one it accepts.
-                again = types.Tool.model_validate(tool.model_dump(by_alias=True, exclude_none=True))
-                check(again.inputSchema.get("type") == "object", f"{tool.name}: inputSchema is not an object")
-                if tool.outputSchema is not None:
-                    check(tool.outputSchema.get("type") == "object", f"{tool.name}: outputSchema is not an object")
 
-            for name, arguments in VALID_CALLS.items():
-                result = await session.call_tool(name, arguments)
-                check(not result.isError, f"{name}: {text_of(result)}")
-                if tools[name].outputSchema is not None:
-                    check(result.structuredContent is not None, f"{name}: no structuredContent")
-                    check(json.loads(text_of(result)) == result.structuredContent, f"{name}: text and structured differ")
+async def exercise(session, era):
+    """The suite proper, on a connected session (a `ClientSession`, or 2.x's `Client`) that
+    negotiated protocol version `era`; the same for every transport and major."""
+    handshake_era = era < "2026-07-28"
+    listed = await session.list_tools()
+    tools = {tool.name: tool for tool in listed.tools}
+    check(len(tools) == 11, f"expected 11 tools, got {sorted(tools)}")
+    for tool in listed.tools:
+        # Round-trip through the SDK's own model: every field must be one it accepts.
+        again = types.Tool.model_validate(tool.model_dump(by_alias=True, exclude_none=True))
+        check(field(again, "inputSchema").get("type") == "object", f"{tool.name}: inputSchema is not an object")
+        if field(tool, "outputSchema") is not None and handshake_era:
+            # Up to 2025-11-25 an output schema's root must be an object; from 2026-07-28 on it
+            # may be any schema (and structuredContent any JSON value).
+            check(field(tool, "outputSchema").get("type") == "object", f"{tool.name}: outputSchema is not an object")
 
-            result = await session.call_tool("get_weather", {"city": "Lisbon", "days": "three"})
-            check(result.isError, "wrong argument type accepted")
-            check("/days" in text_of(result), text_of(result))
+    for name, arguments in VALID_CALLS.items():
+        result = await session.call_tool(name, arguments)
+        check(not field(result, "isError"), f"{name}: {text_of(result)}")
+        output_schema = field(tools[name], "outputSchema")
+        if output_schema is not None:
+            structured = field(result, "structuredContent")
+            check(structured is not None, f"{name}: no structuredContent")
+            if handshake_era and output_schema.get("x-fastmcp-wrap-result"):
+                # A value that is not an object goes out as {"result": value} before 2026-07-28,
+                # with the value's own text beside it, as the SDK's own MCPServer does.
+                check(list(structured) == ["result"], f"{name}: wrapped as {structured}")
+                structured = structured["result"]
+            check(says(text_of(result), structured), f"{name}: text {text_of(result)!r} is not {structured!r}")
 
-            try:
-                await session.call_tool("get_wether", {})
-                check(False, "unknown tool answered")
-            except McpError as error:
-                check(error.error.code == -32602, f"unknown tool: code {error.error.code}")
-                check("get_weather" in error.error.message, error.error.message)
+    result = await session.call_tool("get_weather", {"city": "Lisbon", "days": "three"})
+    check(field(result, "isError"), "wrong argument type accepted")
+    check("/days" in text_of(result), text_of(result))
 
-            result = await session.call_tool("crash", {"message": "boom"})
-            check(result.isError and "boom" not in text_of(result), text_of(result))
+    try:
+        await session.call_tool("get_wether", {})
+        check(False, "unknown tool answered")
+    except MCPError as error:
+        check(error.error.code == -32602, f"unknown tool: code {error.error.code}")
+        check("get_weather" in error.error.message, error.error.message)
 
-            results = await asyncio.gather(
-                *(session.call_tool("get_weather", {"city": f"City {i}", "days": i % 14 + 1}) for i in range(100))
-            )
-            for i, result in enumerate(results):
-                check(result.structuredContent["city"] == f"City {i}", f"call {i} got {result.structuredContent}")
-                check(len(result.structuredContent["days"]) == i % 14 + 1, f"call {i}: wrong number of days")
+    result = await session.call_tool("crash", {"message": "boom"})
+    check(field(result, "isError") and "boom" not in text_of(result), text_of(result))
 
-            result = await session.call_tool("get_server_time", {})
-            check(not result.isError, "the server stopped serving")
+    results = await asyncio.gather(
+        *(session.call_tool("get_weather", {"city": f"City {i}", "days": i % 14 + 1}) for i in range(100))
+    )
+    for i, result in enumerate(results):
+        structured = field(result, "structuredContent")
+        check(structured["city"] == f"City {i}", f"call {i} got {structured}")
+        check(len(structured["days"]) == i % 14 + 1, f"call {i}: wrong number of days")
 
-    print(f"python mcp client: {checks} passed, 0 failed")
+    result = await session.call_tool("get_server_time", {})
+    check(not field(result, "isError"), "the server stopped serving")
+
+
+async def lowlevel(streams):
+    """`ClientSession`, which both majors have: the `initialize` handshake, 2025 protocol era."""
+    read, write = streams
+    async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+        initialized = await session.initialize()
+        negotiated = field(initialized, "protocolVersion")
+        check(initialized.capabilities.tools is not None, "the server does not declare tools")
+        await exercise(session, negotiated)
+    return negotiated
+
+
+async def high_level(transport):
+    """2.x only: `mcp.Client`, the SDK's recommended entry point, in its default mode="auto": it
+    probes `server/discover` (2026-07-28 protocol era) and falls back to `initialize` where the
+    server does not answer it (mcp/client/_probe.py). The same suite, through it."""
+    from mcp import Client
+
+    async with Client(transport, read_timeout_seconds=REQUEST_TIMEOUT) as client:
+        negotiated = client.protocol_version
+        check(client.server_capabilities.tools is not None, "the server does not declare tools")
+        await exercise(client, negotiated)
+    return negotiated
+
+
+async def start_http_server(binary, token, log):
+    """Starts `binary --test-tools --http 127.0.0.1:0 --bearer-token TOKEN` and returns (process,
+    url), the URL read from the line the server prints on stderr once it listens; stops it if it
+    never says."""
+    process = subprocess.Popen(
+        [binary, "--test-tools", "--http", "127.0.0.1:0", "--bearer-token", token],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        env={name: value for name, value in os.environ.items() if name != "MCP_BEARER_TOKEN"},
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(log.name) as seen:
+                found = re.search(r"over Streamable HTTP at (http://\S+)", seen.read())
+            if found:
+                return process, found.group(1)
+            if process.poll() is not None:
+                raise RuntimeError(f"the server exited with status {process.returncode} before listening")
+            await asyncio.sleep(0.05)
+        raise RuntimeError("the server printed no URL within 30 s")
+    except BaseException:
+        stop(process)
+        raise
+
+
+def stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+async def run(transport, binary, log):
+    """Returns the protocol versions negotiated, one per client."""
+    if transport == "stdio":
+        params = StdioServerParameters(command=binary, args=["--test-tools"])
+        async with stdio_client(params, errlog=log) as streams:
+            versions = [await lowlevel(streams[:2])]
+        if MAJOR >= 2:
+            versions.append(await high_level(stdio_client(params, errlog=log)))
+        return versions
+
+    token = secrets.token_urlsafe(16)
+    process, url = await start_http_server(binary, token, log)
+    try:
+        seen = {"session_ids": set(), "delete": []}
+        async with http_streams(url, token, seen) as streams:
+            versions = [await lowlevel(streams)]
+        check(len(seen["session_ids"]) == 1, f"expected one Mcp-Session-Id, got {seen['session_ids']}")
+        check(seen["delete"] in ([200], [202], [204]), f"the session's DELETE was answered {seen['delete']}")
+        if MAJOR >= 2:
+            modern = {"session_ids": set(), "delete": []}
+            versions.append(await high_level(http_streams(url, token, modern)))
+            if versions[-1] >= "2026-07-28":
+                # Sessions are gone from the 2026-07-28 protocol: nothing to end.
+                check(not modern["session_ids"], f"a 2026-07-28 connection got {modern['session_ids']}")
+        check(process.poll() is None, "the server exited")
+        return versions
+    finally:
+        stop(process)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--timeout", type=float, default=120, help="time limit for the whole run, seconds")
+    parser.add_argument("binary", help="the mcp_server example")
+    args = parser.parse_args()
+    label = f"python mcp client (mcp {MCP_VERSION}, {args.transport})"
+
+    # The server's stderr goes to a file, shown only when something fails.
+    with tempfile.NamedTemporaryFile("w+", prefix="mcp_server-", suffix=".log") as log:
+        failure, passed = None, None
+        started = time.monotonic()
+        try:
+            versions = asyncio.run(asyncio.wait_for(run(args.transport, args.binary, log), args.timeout))
+        except Exception as error:  # noqa: BLE001 -- every failure is reported, as what it is
+            # The SDKs run sessions in task groups, which wrap what is raised inside them (2.x
+            # does for a failed check too): report the innermost error.
+            # (BaseExceptionGroup is a builtin from Python 3.11 on; the SDKs support 3.10.)
+            while len(getattr(error, "exceptions", ())) == 1:
+                error = error.exceptions[0]
+            if isinstance(error, AssertionError):  # a check failed: the last one counted
+                failure, passed = str(error), checks - 1
+            elif isinstance(error, asyncio.TimeoutError):
+                failure = f"timed out after {args.timeout:g} s"
+            else:
+                failure = f"{type(error).__name__}: {error}"
+        if failure is None:
+            clients = ["ClientSession"] + (["Client(mode='auto')"] if MAJOR >= 2 else [])
+            eras = ", ".join(f"{client} at {v}" for client, v in zip(clients, versions))
+            print(f"{label}: {checks} passed, 0 failed ({eras}; {time.monotonic() - started:.1f} s)")
+            return 0
+        if passed is None:
+            passed = checks
+        print(f"{label}: FAILED: {failure}")
+        log.seek(0)
+        server_log = log.read().strip()
+        if server_log:
+            print(f"{label}: the server's stderr:\n{server_log}")
+        print(f"{label}: {passed} passed, 1 failed")
+        return 1
 
 
 if __name__ == "__main__":
-    try:
-        asyncio.run(main(sys.argv[1]))
-    except AssertionError as failure:
-        print(f"python mcp client: FAILED: {failure}")
-        print(f"python mcp client: {checks - 1} passed, 1 failed")
-        sys.exit(1)
+    sys.exit(main())

@@ -7,12 +7,26 @@ pub mod accept;
 pub mod foreign;
 pub mod odd_schemas;
 pub mod schema_instances;
+pub mod served;
 pub mod tricky;
 
 // The README's example is compiled and run as a doctest, so it cannot drift from the API.
 #[doc = include_str!("../../README.md")]
 #[allow(dead_code)]
 struct ReadmeExample;
+
+/// The arguments' schema inside a target's tool JSON, where that target's wire shape keeps it
+/// (`None` for a Gemini declaration without parameters, which Gemini wants left out).
+pub fn input_schema_in(tool: &Value, target: tooldef::Target) -> Option<&Value> {
+    use tooldef::Target;
+    match target {
+        Target::Mcp => tool.get("inputSchema"),
+        Target::ChatCompletions => tool.pointer("/function/parameters"),
+        Target::Responses | Target::Gemini => tool.get("parameters"),
+        Target::Anthropic => tool.get("input_schema"),
+        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
+    }
+}
 
 /// One schema node met by [`walk`], with its JSON Pointer from the root.
 pub struct Node<'a> {
@@ -121,24 +135,23 @@ pub fn default_sentence(value: &Value) -> String {
 /// Builds the `mcp_server` example (cheap when it is up to date) and returns its path, for tests
 /// that drive it as a child process.
 pub fn mcp_server_example() -> std::path::PathBuf {
+    example("mcp_server")
+}
+
+/// Builds the example `name` of `tooldef-examples` (cheap when it is up to date) and returns
+/// its path, for tests that run it as a child process.
+pub fn example(name: &str) -> std::path::PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = std::process::Command::new(cargo)
-        .args([
-            "build",
-            "-q",
-            "-p",
-            "tooldef-examples",
-            "--example",
-            "mcp_server",
-        ])
+        .args(["build", "-q", "-p", "tooldef-examples", "--example", name])
         .status()
         .expect("cargo runs");
-    assert!(status.success(), "building the mcp_server example failed");
+    assert!(status.success(), "building the {name} example failed");
     let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
         |_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"),
         std::path::PathBuf::from,
     );
-    target.join("debug/examples/mcp_server")
+    target.join("debug/examples").join(name)
 }
 
 /// OpenAI strict mode's rule for an object node: closed (`additionalProperties: false`), with

@@ -414,14 +414,8 @@ fn an_f32_default_is_shown_as_written() {
 fn a_partly_documented_unit_enum_is_one_enum_on_every_target() {
     for target in Target::ALL {
         let shown = Order.definition().to_json(target).unwrap();
-        let size = shown
-            .pointer(match target {
-                Target::Mcp => "/inputSchema/properties/size",
-                Target::ChatCompletions => "/function/parameters/properties/size",
-                Target::Anthropic => "/input_schema/properties/size",
-                Target::GeminiJsonSchema => "/parametersJsonSchema/properties/size",
-                Target::Responses | Target::Gemini => "/parameters/properties/size",
-            })
+        let size = tooldef_tests::input_schema_in(&shown, target)
+            .and_then(|schema| schema.pointer("/properties/size"))
             .unwrap_or_else(|| panic!("{target}: {shown}"));
         let mut values: Vec<&str> = size["enum"]
             .as_array()

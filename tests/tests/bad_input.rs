@@ -1145,7 +1145,9 @@ async fn a_panicking_tool_is_reported_and_the_set_keeps_serving() {
         .call("cancel_booking", r#"{"reference": "BK-h123-3"}"#)
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Cancelled BK-h123-3"));
+    // A `String` result is text, and structured content too (its output schema is `string`).
+    assert_eq!(output.to_text(), "Cancelled BK-h123-3");
+    assert_eq!(output.structured, Some(Value::from("Cancelled BK-h123-3")));
     let again = tools.call("explode", "{}").await.unwrap_err();
     assert!(matches!(again, ToolError::Panicked { .. }), "{again:?}");
     let output = tools.call("count_to", r#"{"n": 7}"#).await.unwrap();
@@ -1207,7 +1209,9 @@ async fn a_panic_inside_a_custom_deserialize_is_caught() {
         .call("touchy", r#"{"thing": {"word": "calm"}}"#)
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("calm"));
+    // A `String` result is text, and structured content too (its output schema is `string`).
+    assert_eq!(output.to_text(), "calm");
+    assert_eq!(output.structured, Some(Value::from("calm")));
 }
 
 #[tokio::test]
@@ -1235,7 +1239,9 @@ async fn a_slow_tool_is_stopped_at_its_timeout() {
     assert!(!error.is_model_error());
     // Within the limit it answers.
     let output = tools.call("slow", r#"{"millis": 1}"#).await.unwrap();
-    assert_eq!(output, ToolOutput::text("done"));
+    // A `String` result is text, and structured content too (its output schema is `string`).
+    assert_eq!(output.to_text(), "done");
+    assert_eq!(output.structured, Some(Value::from("done")));
 }
 
 #[tokio::test]

@@ -31,14 +31,7 @@ fn one(input: &Value, target: Target) -> Conversion {
 }
 
 fn parameters(tool: &Value, target: Target) -> Option<&Value> {
-    match target {
-        Target::Mcp => tool.get("inputSchema"),
-        Target::ChatCompletions => tool["function"].get("parameters"),
-        Target::Responses => tool.get("parameters"),
-        Target::Anthropic => tool.get("input_schema"),
-        Target::Gemini => tool.get("parameters"),
-        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
-    }
+    tooldef_tests::input_schema_in(tool, target)
 }
 
 /// The arguments' schema of a one-tool conversion.

@@ -32,13 +32,7 @@ fn lenient() -> ConvertOptions {
 }
 
 fn parameters(tool: &Value, target: Target) -> Option<&Value> {
-    match target {
-        Target::Mcp => tool.get("inputSchema"),
-        Target::ChatCompletions => tool["function"].get("parameters"),
-        Target::Responses | Target::Gemini => tool.get("parameters"),
-        Target::Anthropic => tool.get("input_schema"),
-        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
-    }
+    tooldef_tests::input_schema_in(tool, target)
 }
 
 /// Whether a change is one of the repairs made to an invalid input schema.

@@ -167,14 +167,7 @@ fn out_name(tool: &Value, target: Target) -> &str {
 
 /// The arguments' schema of a converted tool; Gemini omits `parameters` for a tool without any.
 fn parameters(tool: &Value, target: Target) -> Option<&Value> {
-    match target {
-        Target::Mcp => tool.get("inputSchema"),
-        Target::ChatCompletions => tool["function"].get("parameters"),
-        Target::Responses => tool.get("parameters"),
-        Target::Anthropic => tool.get("input_schema"),
-        Target::Gemini => tool.get("parameters"),
-        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
-    }
+    tooldef_tests::input_schema_in(tool, target)
 }
 
 fn strict_flag(tool: &Value, target: Target) -> &Value {

@@ -304,8 +304,16 @@ fn output_schemas_come_from_the_return_type() {
         let mcp = definition.to_json(Target::Mcp).unwrap();
         assert_eq!(mcp["outputSchema"]["type"], "object");
     }
-    // A string is not an object: MCP's outputSchema must be one, so there is none.
-    assert!(CountText.definition().output_schema().is_none());
+    // Any root: a string's schema is kept, and MCP shows it as it is (the 2026-07-28 form; the
+    // MCP server wraps it for earlier clients).
+    let text = CountText
+        .definition()
+        .output_schema()
+        .expect("output schema");
+    assert_eq!(text.get("type"), Some(&serde_json::json!("string")));
+    let mcp = CountText.definition().to_json(Target::Mcp).unwrap();
+    assert_eq!(mcp["outputSchema"], serde_json::json!({"type": "string"}));
+    // A type without a schema gives none.
     assert!(Opaque.definition().output_schema().is_none());
     let _ = opaque();
 }
@@ -393,14 +401,9 @@ fn list_items(
 /// The input schema as `target` renders it.
 fn parameters(tool: &impl Tool, target: Target) -> Value {
     let json = tool.definition().to_json(target).unwrap();
-    match target {
-        Target::Mcp => json["inputSchema"].clone(),
-        Target::ChatCompletions => json["function"]["parameters"].clone(),
-        Target::Responses => json["parameters"].clone(),
-        Target::Anthropic => json["input_schema"].clone(),
-        Target::Gemini => json["parameters"].clone(),
-        Target::GeminiJsonSchema => json["parametersJsonSchema"].clone(),
-    }
+    tooldef_tests::input_schema_in(&json, target)
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 #[test]

@@ -1,23 +1,63 @@
 //! The `mcp_server` example, started as a child process and driven by rmcp's own client; and an
-//! in-process server for pagination and `list_changed`.
+//! in-process server for pagination and `list_changed`. Each rmcp-client test runs over stdio
+//! and over Streamable HTTP (the example with `--http 127.0.0.1:0`; the in-process server's
+//! router on a free port); what is particular to HTTP is in `mcp_http.rs`.
 
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ErrorCode, PaginatedRequestParams};
 use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::process::Command;
 use tooldef::Target;
-use tooldef::mcp::McpServer;
+use tooldef::mcp::{HttpOptions, McpServer};
+use tooldef::targets::McpOutputRules;
 use tooldef_examples::showcase;
+use tooldef_tests::served::Served;
 
-async fn start() -> RunningService<RoleClient, ()> {
-    let mut command = Command::new(tooldef_tests::mcp_server_example());
-    command.arg("--test-tools");
-    let transport = TokioChildProcess::new(command).expect("the server starts");
-    ().serve(transport).await.expect("the client initialises")
+/// How a test reaches its server.
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Stdio,
+    Http,
+}
+
+/// The example server with its test tools, and a client initialised with it. Over HTTP the
+/// server is the returned guard's child, killed when the guard is dropped (a failing test
+/// included); over stdio rmcp's transport kills it with the client.
+async fn start(wire: Wire) -> (RunningService<RoleClient, ()>, Option<Served>) {
+    match wire {
+        Wire::Stdio => {
+            let mut command = Command::new(tooldef_tests::mcp_server_example());
+            command.arg("--test-tools");
+            let transport = TokioChildProcess::new(command).expect("the server starts");
+            let client = ().serve(transport).await.expect("the client initialises");
+            (client, None)
+        }
+        Wire::Http => {
+            let served = tokio::task::spawn_blocking(|| Served::example(&["--test-tools"]))
+                .await
+                .expect("the server starts");
+            let transport = StreamableHttpClientTransport::from_uri(served.url());
+            let client = ().serve(transport).await.expect("the client initialises");
+            (client, Some(served))
+        }
+    }
+}
+
+/// `server`'s Streamable HTTP router, served in this test's runtime on a free port: its URL.
+async fn serve_http(server: McpServer) -> String {
+    let router = server
+        .into_http_router(HttpOptions::new())
+        .expect("the default options work");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let address = listener.local_addr().expect("a bound address");
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    format!("http://{address}/mcp")
 }
 
 fn args(value: Value) -> serde_json::Map<String, Value> {
@@ -61,8 +101,17 @@ fn valid_calls() -> Vec<(&'static str, Value)> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls() {
-    let client = start().await;
+async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls_over_stdio() {
+    lists_and_calls_every_tool_and_survives_bad_calls(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls_over_http() {
+    lists_and_calls_every_tool_and_survives_bad_calls(Wire::Http).await;
+}
+
+async fn lists_and_calls_every_tool_and_survives_bad_calls(wire: Wire) {
+    let (client, _server) = start(wire).await;
 
     // tools/list: what the client receives is the MCP rendering, in order.
     let listed = client.list_all_tools().await.expect("tools/list");
@@ -70,7 +119,22 @@ async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls() 
         .iter()
         .map(|t| serde_json::to_value(t).unwrap())
         .collect();
-    let expected = showcase::toolset().list(Target::Mcp).unwrap();
+    // The rmcp client negotiates 2025-11-25 with `initialize`, whose `outputSchema` must be an
+    // object: a non-object one comes wrapped (`McpOutputRules::ObjectOnly`).
+    let expected: Vec<Value> = showcase::toolset()
+        .list(Target::Mcp)
+        .unwrap()
+        .iter()
+        .map(|tool| {
+            let mut tool = tool.clone();
+            if let Some(Value::Object(schema)) = tool.get_mut("outputSchema") {
+                *schema = McpOutputRules::ObjectOnly
+                    .output_schema(schema)
+                    .into_owned();
+            }
+            tool
+        })
+        .collect();
     assert_eq!(
         listed.len(),
         expected.len() + 2,
@@ -182,20 +246,46 @@ async fn the_example_server_lists_and_calls_every_tool_and_survives_bad_calls() 
     client.cancel().await.unwrap();
 }
 
-/// A server and client connected in process, through a pipe.
-async fn in_process(server: McpServer) -> RunningService<RoleClient, ()> {
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
+/// A server and a client with `handler` connected in process: through a pipe, or over HTTP on
+/// a free port.
+async fn in_process<H: rmcp::ClientHandler>(
+    server: McpServer,
+    handler: H,
+    wire: Wire,
+) -> RunningService<RoleClient, H> {
+    match wire {
+        Wire::Stdio => {
+            let (server_side, client_side) = tokio::io::duplex(1 << 20);
+            tokio::spawn(async move {
+                if let Ok(running) = server.serve(server_side).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            handler.serve(client_side).await
         }
-    });
-    ().serve(client_side).await.expect("the client initialises")
+        Wire::Http => {
+            let url = serve_http(server).await;
+            handler
+                .serve(StreamableHttpClientTransport::from_uri(url))
+                .await
+        }
+    }
+    .expect("the client initialises")
 }
 
 #[tokio::test]
-async fn tools_list_pages_with_opaque_cursors() {
-    let client = in_process(McpServer::new(showcase::toolset()).with_page_size(4)).await;
+async fn tools_list_pages_with_opaque_cursors_over_stdio() {
+    tools_list_pages_with_opaque_cursors(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_list_pages_with_opaque_cursors_over_http() {
+    tools_list_pages_with_opaque_cursors(Wire::Http).await;
+}
+
+async fn tools_list_pages_with_opaque_cursors(wire: Wire) {
+    let server = McpServer::new(showcase::toolset()).with_page_size(4);
+    let client = in_process(server, (), wire).await;
     let mut names = Vec::new();
     let mut cursor = None;
     let mut pages = 0;
@@ -245,17 +335,19 @@ impl rmcp::ClientHandler for Counting {
 }
 
 #[tokio::test]
-async fn replacing_the_tools_notifies_the_client() {
+async fn replacing_the_tools_notifies_the_client_over_stdio() {
+    replacing_the_tools_notifies_the_client(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replacing_the_tools_notifies_the_client_over_http() {
+    replacing_the_tools_notifies_the_client(Wire::Http).await;
+}
+
+async fn replacing_the_tools_notifies_the_client(wire: Wire) {
     let server = McpServer::new(showcase::toolset());
-    let (server_side, client_side) = tokio::io::duplex(1 << 20);
-    let serving = server.clone();
-    tokio::spawn(async move {
-        if let Ok(running) = serving.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
     let counter = Counting::default();
-    let client = counter.clone().serve(client_side).await.unwrap();
+    let client = in_process(server.clone(), counter.clone(), wire).await;
     assert_eq!(client.list_all_tools().await.unwrap().len(), 9);
 
     let smaller = tooldef::toolset![showcase::GetWeather, showcase::GetServerTime]
@@ -278,6 +370,83 @@ async fn replacing_the_tools_notifies_the_client() {
         .map(|t| t.name.to_string())
         .collect();
     assert_eq!(names, ["get_weather", "get_server_time"]);
+}
+
+#[tokio::test]
+async fn a_2026_07_28_client_hears_of_changes_on_its_subscription_over_stdio() {
+    a_2026_07_28_client_hears_of_changes_on_its_subscription(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_07_28_client_hears_of_changes_on_its_subscription_over_http() {
+    a_2026_07_28_client_hears_of_changes_on_its_subscription(Wire::Http).await;
+}
+
+/// MCP 2026-07-28 has no sessions: a client asks for `tools/list_changed` on a
+/// `subscriptions/listen` stream, and hears it there (and is not sent what it did not ask for).
+async fn a_2026_07_28_client_hears_of_changes_on_its_subscription(wire: Wire) {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+
+    let server = McpServer::new(showcase::toolset());
+    let lifecycle = ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let counter = Counting::default();
+    let client = match wire {
+        Wire::Stdio => {
+            let (server_side, client_side) = tokio::io::duplex(1 << 20);
+            let serving = server.clone();
+            tokio::spawn(async move {
+                if let Ok(running) = serving.serve(server_side).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            counter
+                .clone()
+                .serve_with_lifecycle(client_side, lifecycle)
+                .await
+        }
+        Wire::Http => {
+            let url = serve_http(server.clone()).await;
+            counter
+                .clone()
+                .serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle)
+                .await
+        }
+    }
+    .expect("the client discovers the server");
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 9);
+
+    let mut subscription = client
+        .listen(SubscriptionFilter::builder().tools_list_changed().build())
+        .await
+        .expect("subscriptions/listen is acknowledged");
+    assert_eq!(subscription.acknowledged().tools_list_changed, Some(true));
+
+    let smaller = tooldef::toolset![showcase::GetWeather].build().unwrap();
+    server.replace_tools(smaller).await;
+    let heard = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("the notification within 5 s")
+        .expect("the stream is open");
+    assert!(
+        matches!(
+            heard,
+            Some(ServerNotification::ToolListChangedNotification(_))
+        ),
+        "{heard:?}"
+    );
+    // Nothing outside the subscription: no session, so no bare notification either.
+    assert_eq!(counter.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    let names: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert_eq!(names, ["get_weather"]);
 }
 
 /// Malformed JSON-RPC straight onto the server's stdin: each line gets an error, and the server

@@ -80,16 +80,8 @@ fn input_schema(name: &str, target: Target) -> Option<Value> {
     let json = definition
         .to_json(target)
         .unwrap_or_else(|err| panic!("{name} for {target}: {err}"));
-    let schema = match target {
-        Target::Mcp => json.get("inputSchema"),
-        Target::ChatCompletions => json["function"].get("parameters"),
-        Target::Responses => json.get("parameters"),
-        Target::Anthropic => json.get("input_schema"),
-        // Gemini omits its parameters for a tool without any.
-        Target::Gemini => json.get("parameters"),
-        Target::GeminiJsonSchema => json.get("parametersJsonSchema"),
-    };
-    let mut schema = schema.cloned();
+    // Gemini omits its parameters for a tool without any.
+    let mut schema = tooldef_tests::input_schema_in(&json, target).cloned();
     if target == Target::Gemini
         && let Some(schema) = &mut schema
     {
@@ -326,8 +318,8 @@ fn assert_output(
     }
     let text = output.to_text();
     match expected {
-        // A string result without an output schema is the text itself.
-        Value::String(s) if !has_output_schema => prop_assert_eq!(&text, s, "{}: text", at),
+        // A string result is the text itself, structured or not.
+        Value::String(s) => prop_assert_eq!(&text, s, "{}: text", at),
         _ => {
             let parsed: Value = serde_json::from_str(&text).map_err(|err| {
                 TestCaseError::fail(format!("{at}: the text {text:?} is not JSON: {err}"))
@@ -411,6 +403,11 @@ fn check_tool(
         match (outcome, &expected) {
             (Ok(output), Ok(expected)) => assert_output(&at, tool, &output, expected)?,
             (Err(message), Err(expected)) => prop_assert_eq!(&message, expected, "{}", at),
+            // A NaN or infinite number (an amount near `f64::MAX` converted, say) has no JSON
+            // form: serde_json writes `null`, which an output schema that wants a number refuses,
+            // and the set says so rather than sending a result the client would refuse.
+            (Err(message), Ok(Value::Null))
+                if message.contains("has `null` where its output schema does not allow it") => {}
             (outcome, expected) => {
                 return Err(TestCaseError::fail(format!(
                     "{at}: the call gave {outcome:?}, the direct call {expected:?}"

@@ -55,13 +55,7 @@ fn tool<'c>(conversion: &'c Conversion, original: &str) -> &'c Converted {
 }
 
 fn schema_of(tool: &Value, target: Target) -> Option<&Value> {
-    match target {
-        Target::Mcp => tool.get("inputSchema"),
-        Target::ChatCompletions => tool.pointer("/function/parameters"),
-        Target::Anthropic => tool.get("input_schema"),
-        Target::Responses | Target::Gemini => tool.get("parameters"),
-        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
-    }
+    tooldef_tests::input_schema_in(tool, target)
 }
 
 fn description_of(tool: &Value, target: Target) -> &str {

@@ -239,7 +239,7 @@ fn strict_cases() -> Vec<StrictCase> {
             tool: "get_server_time",
             samples: vec![],
             nulls: &[],
-            expected: ToolOutput::text("2026-11-22T09:30:00Z"),
+            expected: string_output("2026-11-22T09:30:00Z"),
         },
         StrictCase {
             tool: "get_weather",
@@ -265,7 +265,7 @@ fn strict_cases() -> Vec<StrictCase> {
             ],
             nulls: &["/round_to"],
             // Unrounded.
-            expected: ToolOutput::text(json!(1.0 / 1.08).to_string()),
+            expected: ToolOutput::json(json!(1.0 / 1.08), true),
         },
         StrictCase {
             tool: "search_flights",
@@ -317,7 +317,7 @@ fn strict_cases() -> Vec<StrictCase> {
                 ),
             ],
             nulls: &["/volume"],
-            expected: ToolOutput::text("Reminder \"Check in online\" set daily at 08:05 UTC"),
+            expected: string_output("Reminder \"Check in online\" set daily at 08:05 UTC"),
         },
         StrictCase {
             tool: "send_agent_message",
@@ -328,7 +328,7 @@ fn strict_cases() -> Vec<StrictCase> {
             ],
             nulls: &["/readReceipt"],
             // A read receipt by default.
-            expected: ToolOutput::text(
+            expected: string_output(
                 "Sent \"Late arrival\" to agent@example.com with read receipt (29 characters)",
             ),
         },
@@ -336,7 +336,7 @@ fn strict_cases() -> Vec<StrictCase> {
             tool: "cancel_booking",
             samples: vec![("/reference", json!("BK-h123-3"))],
             nulls: &["/reason"],
-            expected: ToolOutput::text("Cancelled BK-h123-3"),
+            expected: string_output("Cancelled BK-h123-3"),
         },
     ]
 }
@@ -476,7 +476,7 @@ async fn arguments_as_str_string_bytes_and_value_give_the_same_output() {
 #[tokio::test]
 async fn the_tool_without_parameters_takes_nothing_null_or_an_empty_object() {
     let tools = showcase::toolset();
-    let expected = ToolOutput::text("2026-11-22T09:30:00Z");
+    let expected = string_output("2026-11-22T09:30:00Z");
     for arguments in ["", "   ", "null", " null ", "{}", "{ }"] {
         assert_eq!(
             tools.call("get_server_time", arguments).await.as_ref(),
@@ -557,7 +557,7 @@ async fn typed_calls_skip_parsing_and_keep_the_output_handling() {
         )
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Hello, Ada! (call typed-1)"));
+    assert_eq!(output, string_output("Hello, Ada! (call typed-1)"));
     // Its errors too.
     let error = tools
         .call_typed(
@@ -606,13 +606,13 @@ async fn a_tool_with_an_output_schema_gives_structured_content_and_the_same_json
 #[tokio::test]
 async fn a_string_result_is_its_text_unquoted_and_a_number_its_json() {
     let tools = showcase::toolset();
-    assert!(
-        tools
-            .definition("cancel_booking")
-            .unwrap()
-            .output_schema()
-            .is_none()
-    );
+    // A `String` has an output schema like any other type: structured content for MCP.
+    let schema = tools
+        .definition("cancel_booking")
+        .unwrap()
+        .output_schema()
+        .expect("a string's schema");
+    assert_eq!(schema.get("type"), Some(&json!("string")));
     let output = tools
         .call(
             "cancel_booking",
@@ -620,13 +620,15 @@ async fn a_string_result_is_its_text_unquoted_and_a_number_its_json() {
         )
         .await
         .unwrap();
+    // The model reads the string itself, not its JSON spelling with quotes.
     assert_eq!(
         output,
         ToolOutput {
             content: vec![Content::Text("Cancelled BK-h1-2: plans changed".to_owned())],
-            structured: None,
+            structured: Some(json!("Cancelled BK-h1-2: plans changed")),
         }
     );
+    assert!(output.repeats_structured(&output.content[0]));
     let output = tools
         .call(
             "convert_currency",
@@ -634,7 +636,13 @@ async fn a_string_result_is_its_text_unquoted_and_a_number_its_json() {
         )
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("85.0"));
+    assert_eq!(
+        output,
+        ToolOutput {
+            content: vec![Content::Text("85.0".to_owned())],
+            structured: Some(json!(85.0)),
+        }
+    );
 }
 
 #[tokio::test]
@@ -703,10 +711,10 @@ async fn state_and_call_id_reach_the_tool() {
         )
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Bonjour, Ada! (call c1)"));
+    assert_eq!(output, string_output("Bonjour, Ada! (call c1)"));
     // Without a call id.
     let output = tools.call("greet", r#"{"name": "Alan"}"#).await.unwrap();
-    assert_eq!(output, ToolOutput::text("Bonjour, Alan! (call without id)"));
+    assert_eq!(output, string_output("Bonjour, Alan! (call without id)"));
     // State given with the call wins over the set's.
     let output = tools
         .call_with(
@@ -718,7 +726,7 @@ async fn state_and_call_id_reach_the_tool() {
         )
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Olá, Grace! (call c2)"));
+    assert_eq!(output, string_output("Olá, Grace! (call c2)"));
     // Context parameters are not arguments.
     let error = tools
         .call("greet", r#"{"name": "Ada", "greeting": "Hi"}"#)
@@ -753,7 +761,7 @@ async fn missing_state_makes_the_tool_unavailable() {
         )
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Hi, Ada! (call without id)"));
+    assert_eq!(output, string_output("Hi, Ada! (call without id)"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -937,7 +945,7 @@ async fn leniency_forgives_what_it_is_set_to_forgive() {
     assert_eq!(output.structured.as_ref().unwrap()["total_nights"], 2);
     // For the tool without parameters.
     let output = both.call("get_server_time", r#""{}""#).await.unwrap();
-    assert_eq!(output, ToolOutput::text("2026-11-22T09:30:00Z"));
+    assert_eq!(output, string_output("2026-11-22T09:30:00Z"));
     // What is not a number stays refused, and the range still applies.
     let error = both
         .call("get_weather", r#"{"city": "Paris", "days": "five"}"#)
@@ -1044,7 +1052,7 @@ async fn the_sets_timeout_stops_a_slow_tool_and_cancels_its_token() {
 
     // A quick call finishes, and its token is left alone.
     let output = tools.call("sleepy", r#"{"millis": 1}"#).await.unwrap();
-    assert_eq!(output, ToolOutput::text("slept 1 ms"));
+    assert_eq!(output, string_output("slept 1 ms"));
     assert!(!tokens.last().is_cancelled());
 
     // Typed calls have the same limit.
@@ -1090,7 +1098,7 @@ async fn a_tools_own_timeout_overrides_the_sets() {
         .build()
         .unwrap();
     let output = tools.call("sleepy", r#"{"millis": 60}"#).await.unwrap();
-    assert_eq!(output, ToolOutput::text("slept 60 ms"));
+    assert_eq!(output, string_output("slept 60 ms"));
     assert!(!tokens.last().is_cancelled());
 
     // A token given by the caller is the one cancelled.
@@ -1133,8 +1141,15 @@ struct Request {
     expect: Expect,
 }
 
-fn to_output<T: serde::Serialize>(value: T, with_schema: bool) -> ToolOutput {
-    ToolOutput::json(serde_json::to_value(value).unwrap(), with_schema)
+/// What a tool returning a `String` gives: the string as its text (unquoted), and as its
+/// structured content (its output schema is `{"type": "string"}`).
+fn string_output(text: &str) -> ToolOutput {
+    ToolOutput::json(Value::String(text.to_owned()), true)
+}
+
+/// What a showcase tool gives for `value`: every one of them has an output schema.
+fn to_output<T: serde::Serialize>(value: T) -> ToolOutput {
+    ToolOutput::json(serde_json::to_value(value).unwrap(), true)
 }
 
 /// The `i`th request, and what it must give, computed by calling the showcase's functions
@@ -1157,7 +1172,7 @@ async fn request(i: usize) -> Request {
             (
                 "get_weather",
                 arguments,
-                Expect::Output(to_output(expected, true)),
+                Expect::Output(to_output(expected)),
             )
         }
         1 => {
@@ -1170,7 +1185,7 @@ async fn request(i: usize) -> Request {
             (
                 "convert_currency",
                 arguments,
-                Expect::Output(to_output(expected, false)),
+                Expect::Output(to_output(expected)),
             )
         }
         2 => {
@@ -1189,7 +1204,7 @@ async fn request(i: usize) -> Request {
             (
                 "plan_itinerary",
                 arguments,
-                Expect::Output(to_output(expected, true)),
+                Expect::Output(to_output(expected)),
             )
         }
         3 => {
@@ -1211,7 +1226,7 @@ async fn request(i: usize) -> Request {
             (
                 "set_reminder",
                 arguments,
-                Expect::Output(to_output(expected, false)),
+                Expect::Output(to_output(expected)),
             )
         }
         4 => {
@@ -1222,7 +1237,7 @@ async fn request(i: usize) -> Request {
             (
                 "cancel_booking",
                 arguments,
-                Expect::Output(to_output(expected, false)),
+                Expect::Output(to_output(expected)),
             )
         }
         5 => {
@@ -1240,7 +1255,7 @@ async fn request(i: usize) -> Request {
             (
                 "search_flights",
                 arguments,
-                Expect::Output(to_output(expected, true)),
+                Expect::Output(to_output(expected)),
             )
         }
         6 => {
@@ -1268,11 +1283,7 @@ async fn request(i: usize) -> Request {
                 nights,
                 vec![],
             );
-            (
-                "book_hotel",
-                arguments,
-                Expect::Output(to_output(expected, true)),
-            )
+            ("book_hotel", arguments, Expect::Output(to_output(expected)))
         }
         7 => {
             let subject = format!("Subject {i}");
@@ -1289,7 +1300,7 @@ async fn request(i: usize) -> Request {
             (
                 "send_agent_message",
                 arguments,
-                Expect::Output(to_output(expected, false)),
+                Expect::Output(to_output(expected)),
             )
         }
         8 => {
@@ -1463,5 +1474,5 @@ async fn a_thousand_concurrent_calls_on_one_set_each_get_their_own_result() {
         .call("cancel_booking", r#"{"reference": "BK-after"}"#)
         .await
         .unwrap();
-    assert_eq!(output, ToolOutput::text("Cancelled BK-after"));
+    assert_eq!(output, string_output("Cancelled BK-after"));
 }

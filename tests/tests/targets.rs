@@ -15,19 +15,11 @@ fn rendered(definition: &ToolDefinition, target: Target) -> Value {
 }
 
 fn parameters(definition: &ToolDefinition, target: Target) -> Value {
+    // A Gemini declaration without parameters has none: `Null`.
     let json = rendered(definition, target);
-    match target {
-        Target::Mcp => json["inputSchema"].clone(),
-        Target::ChatCompletions => json["function"]["parameters"].clone(),
-        Target::Responses => json["parameters"].clone(),
-        Target::Anthropic => json["input_schema"].clone(),
-        // Gemini omits `parameters` for a tool without any.
-        Target::Gemini => json.get("parameters").cloned().unwrap_or(Value::Null),
-        Target::GeminiJsonSchema => json
-            .get("parametersJsonSchema")
-            .cloned()
-            .unwrap_or(Value::Null),
-    }
+    tooldef_tests::input_schema_in(&json, target)
+        .cloned()
+        .unwrap_or(Value::Null)
 }
 
 #[test]

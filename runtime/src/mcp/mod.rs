@@ -21,27 +21,57 @@
 
 mod admission;
 mod envelope;
+#[cfg(feature = "http")]
+mod http;
+mod notify;
 mod transport;
 
+#[cfg(feature = "http")]
+pub use http::{HttpOptions, HttpOptionsError};
 pub use transport::{LineTransport, WireLimits, stdio};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, RequestMetaObject, ServerCapabilities, ServerConfig,
-    Tool as RmcpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestMetaObject,
+    ServerCapabilities, ServerConfig, Tool as RmcpTool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+// Logging is deprecated by MCP 2026-07-28 (SEP-2577), and by rmcp with it; still used before.
+#[allow(deprecated)]
+use rmcp::model::SetLevelRequestParams;
+use rmcp::model::SubscriptionFilter;
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::targets::{McpOutputRules, TargetTool};
 use crate::{CallContext, Content, Target, ToolError, ToolOutput, ToolSet};
 
 /// An MCP server whose tools are a [`ToolSet`]: `tools/list` and `tools/call` per the MCP
-/// specification (2025-11-25). Cheap to clone: keep a clone to [swap the tools](McpServer::replace_tools)
-/// while it serves.
+/// specification (2025-11-25, and 2026-07-28's stateless requests through rmcp). Cheap to
+/// clone: keep a clone to [swap the tools](McpServer::replace_tools) while it serves.
+///
+/// Tools can report progress ([`Progress`](crate::Progress): `notifications/progress` when the
+/// request carries a `progressToken`) and log to the client ([`ClientLog`](crate::ClientLog):
+/// `notifications/message` at the level the client asked for with `logging/setLevel` or the
+/// request's `_meta`); the server declares the `logging` capability. A tool never waits long on
+/// its client: one that has not taken a notification within a second counts as gone, and the
+/// call's later notifications are dropped.
+///
+/// A tool's output schema reaches each client in the form its protocol version takes
+/// ([`McpOutputRules`]): as it is for MCP 2026-07-28, wrapped as `{"result": …}` when its root
+/// is not an object for earlier clients, together with the structured content of its results.
+///
+/// # Beside prompts and resources
+///
+/// For a server with prompts or resources (rmcp's `#[prompt_router]`, say), write the
+/// `ServerHandler` yourself around an `McpServer` and hand it the tools' half:
+/// [`list_tools_page`](McpServer::list_tools_page) and [`call`](McpServer::call), and, through
+/// `McpServer`'s own `ServerHandler` methods, `on_initialized` (so that the client hears of
+/// [`replace_tools`](McpServer::replace_tools)), `set_level` (logging) and `get_info` (add your
+/// capabilities to its). `cargo run --example mcp_server_prompts` is such a server.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
@@ -53,16 +83,36 @@ struct Inner {
     page_size: usize,
     info: Implementation,
     instructions: Option<String>,
-    /// Clients that finished initialising, to tell when the tools change.
+    /// Clients that finished initialising (MCP 2025-11-25 and earlier), to tell when the tools
+    /// change; a closed one is dropped when the next one comes or when the tools change.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The `subscriptions/listen` streams open now (MCP 2026-07-28, where the client asks for
+    /// `tools/list_changed` this way), by a number of their own: two clients' requests may
+    /// share a JSON-RPC id.
+    listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
+    /// The number the next listener gets.
+    next_listener: AtomicU64,
+    /// The log level each client session asked for.
+    log_levels: Arc<notify::SessionLevels>,
 }
 
 /// A tool set and its MCP rendering, made once per set.
 struct Listing {
     tools: ToolSet,
-    rendered: Result<Arc<[RmcpTool]>, String>,
+    rendered: Result<Rendered, String>,
     generation: u64,
 }
+
+/// The tools as each protocol version's clients see them ([`McpOutputRules`]).
+struct Rendered {
+    /// MCP 2026-07-28 and later: output schemas as they are.
+    any_value: Arc<[RmcpTool]>,
+    /// Earlier versions: an output schema whose root is not an object wrapped in `result`.
+    object_only: Arc<[RmcpTool]>,
+}
+
+/// How long [`McpServer::replace_tools`] waits for one client to take its notification.
+pub const NOTIFY_WITHIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The request metadata (`_meta`) of the MCP request that made a call: take `State<McpRequestMeta>`.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +130,9 @@ impl McpServer {
                 info,
                 instructions: None,
                 peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
+                next_listener: AtomicU64::new(0),
+                log_levels: Arc::default(),
             }),
         }
     }
@@ -116,6 +169,9 @@ impl McpServer {
                 info: shared.info.clone(),
                 instructions: shared.instructions.clone(),
                 peers: Mutex::new(Vec::new()),
+                listeners: Mutex::new(Vec::new()),
+                next_listener: AtomicU64::new(0),
+                log_levels: Arc::default(),
             },
         };
         change(&mut inner);
@@ -130,7 +186,10 @@ impl McpServer {
     }
 
     /// Serves `tools` from now on, and sends `notifications/tools/list_changed` to every
-    /// connected client. Cursors of earlier listings stop being valid.
+    /// connected client: those that initialised a session (MCP 2025-11-25 and earlier) and those
+    /// listening for it on `subscriptions/listen` (MCP 2026-07-28). Cursors of earlier listings
+    /// stop being valid. Clients are told all at once, each within [`NOTIFY_WITHIN`]: one that
+    /// does not read cannot hold up the others.
     pub async fn replace_tools(&self, tools: ToolSet) {
         let generation = self.inner.generation.fetch_add(1, Ordering::SeqCst) + 1;
         *self
@@ -138,16 +197,35 @@ impl McpServer {
             .current
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(Listing::new(tools, generation));
-        let peers: Vec<Peer<RoleServer>> = self
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self
+                .inner
+                .peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        let listeners: Vec<SubscriptionSink> = self
             .inner
-            .peers
+            .listeners
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        for peer in peers {
-            // A client that has gone away cannot be told; the others still are.
-            let _ = peer.notify_tool_list_changed().await;
-        }
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect();
+        // A client that has gone away cannot be told; the others still are.
+        let sessions = peers.iter().map(|peer| async move {
+            let _ = tokio::time::timeout(NOTIFY_WITHIN, peer.notify_tool_list_changed()).await;
+        });
+        let streams = listeners.iter().map(|sink| async move {
+            let _ = tokio::time::timeout(NOTIFY_WITHIN, sink.notify_tool_list_changed()).await;
+        });
+        futures_util::future::join(
+            futures_util::future::join_all(sessions),
+            futures_util::future::join_all(streams),
+        )
+        .await;
     }
 }
 
@@ -163,20 +241,51 @@ impl Listing {
             .list(Target::Mcp)
             .map_err(|err| err.to_string())
             .and_then(|values| {
-                values
-                    .iter()
-                    .map(|value| {
-                        serde_json::from_value::<RmcpTool>(value.clone())
-                            .map_err(|err| format!("a tool definition rmcp cannot read: {err}"))
-                    })
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(Arc::from)
+                Ok(Rendered {
+                    any_value: rmcp_tools(&values, McpOutputRules::AnyValue)?,
+                    object_only: rmcp_tools(&values, McpOutputRules::ObjectOnly)?,
+                })
             });
         Listing {
             tools,
             rendered,
             generation,
         }
+    }
+}
+
+/// The MCP renderings as rmcp's tools, with their output schemas as `rules` want them.
+fn rmcp_tools(rendered: &[Value], rules: McpOutputRules) -> Result<Arc<[RmcpTool]>, String> {
+    rendered
+        .iter()
+        .map(|value| {
+            let mut value = value.clone();
+            if let Some(Value::Object(schema)) = value.get_mut("outputSchema") {
+                *schema = rules.output_schema(schema).into_owned();
+            }
+            serde_json::from_value::<RmcpTool>(value)
+                .map_err(|err| format!("a tool definition rmcp cannot read: {err}"))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Arc::from)
+}
+
+/// Whether the request is of MCP 2026-07-28 or later: the version its `_meta` names, else the
+/// one its session negotiated.
+fn is_2026_07_28_or_later(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// The output rules of the request's protocol version; a session without one (rmcp's
+/// `serve_directly` without the client's handshake) gets the earlier versions' rules, which
+/// every client accepts.
+fn output_rules(context: &RequestContext<RoleServer>) -> McpOutputRules {
+    if is_2026_07_28_or_later(context) {
+        McpOutputRules::AnyValue
+    } else {
+        McpOutputRules::ObjectOnly
     }
 }
 
@@ -195,7 +304,9 @@ fn parse_cursor(cursor: &str) -> Option<(u64, usize)> {
 }
 
 /// A call's outcome as MCP wants it: the output's blocks, and structured content when the tool
-/// has an output schema (with the same JSON as a text block, as the specification asks).
+/// has an output schema (with the same JSON as a text block, as the specification asks), as it
+/// is: what MCP 2026-07-28 takes. [`McpServer::call`] wraps the structured content of a tool
+/// whose output schema is not an object for earlier clients ([`McpOutputRules`]).
 pub fn call_tool_result(output: ToolOutput) -> CallToolResult {
     let content = output
         .content
@@ -226,7 +337,10 @@ pub fn call_tool_error(error: ToolError) -> Result<CallToolResult, ErrorData> {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
+        // Declared for the clients of MCP 2025-11-25 and earlier, which show log messages.
+        #[allow(deprecated)]
         let capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -238,19 +352,75 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.inner
+        let mut peers = self
+            .inner
             .peers
             .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        // Sessions end without telling the handler: the closed ones go when a new one comes,
+        // so a long-running HTTP server does not keep every client it ever had.
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(context.peer);
+    }
+
+    /// MCP 2026-07-28: a client hears of tool list changes on a `subscriptions/listen` stream,
+    /// and only of what it asked for; `tools/list_changed` is what this server has to say.
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let number = self.inner.next_listener.fetch_add(1, Ordering::Relaxed);
+        self.inner
+            .listeners
+            .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push(context.peer);
+            .push((number, context.sink().clone()));
+        context.cancelled().await;
+        self.inner
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(other, _)| *other != number);
+        Ok(())
     }
 
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.list_tools_page(request)
+        self.list_tools_page(request, &context)
+    }
+
+    /// `logging/setLevel`: the least severe level of the messages tools send this session
+    /// (all of them until a client asks). MCP 2026-07-28 has no sessions: the level travels in
+    /// each request's `_meta`.
+    #[allow(deprecated)] // rmcp's logging types, deprecated with MCP's logging (SEP-2577).
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let no_session = || {
+            ErrorData::new(
+                ErrorCode::METHOD_NOT_FOUND,
+                "logging/setLevel needs a session started with `initialize` (MCP 2025-11-25 and \
+                 earlier); on MCP 2026-07-28, send the level in each request's `_meta` as \
+                 `io.modelcontextprotocol/logLevel`",
+                None,
+            )
+        };
+        if is_2026_07_28_or_later(&context) {
+            return Err(no_session());
+        }
+        self.inner
+            .log_levels
+            .set(&context.peer, request.level)
+            .map_err(|notify::NoSession| no_session())
     }
 
     async fn call_tool(
@@ -279,16 +449,22 @@ fn passed_on(kind: &str, block: serde_json::Map<String, Value>) -> ContentBlock 
 /// For a `ServerHandler` of your own (with prompts or resources, say): delegate its `list_tools`
 /// and `call_tool` to these, and keep the rest.
 impl McpServer {
-    /// A page of `tools/list`.
+    /// A page of `tools/list`, with output schemas as the request's protocol version takes them
+    /// ([`McpOutputRules`]).
     pub fn list_tools_page(
         &self,
         request: Option<PaginatedRequestParams>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let listing = self.inner.listing();
-        let tools = listing
+        let rendered = listing
             .rendered
             .as_ref()
             .map_err(|reason| ErrorData::internal_error(reason.clone(), None))?;
+        let tools = match output_rules(context) {
+            McpOutputRules::AnyValue => &rendered.any_value,
+            McpOutputRules::ObjectOnly => &rendered.object_only,
+        };
         let offset = match request.and_then(|r| r.cursor) {
             None => 0,
             Some(given) => match parse_cursor(&given) {
@@ -311,22 +487,43 @@ impl McpServer {
         Ok(result)
     }
 
-    /// `tools/call`: the call's context carries the request's id, cancellation, peer and `_meta`.
+    /// `tools/call`: the call's context carries the request's id, cancellation, peer and
+    /// `_meta`, a [`Progress`](crate::Progress) that reports to the client when the request has
+    /// a `progressToken`, and a [`ClientLog`](crate::ClientLog) named after the tool. The
+    /// structured content is in the form the request's protocol version takes
+    /// ([`McpOutputRules`]).
     pub async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let tools = self.inner.listing().tools.clone();
+        let rules = output_rules(&context);
+        let (progress, log) = notify::for_call(&context, &self.inner.log_levels, &request.name);
         let RequestMetaObject(meta) = context.meta;
         let call = CallContext::new()
             .with_call_id(context.id.to_string())
             .with_cancellation(context.ct.clone())
             .with_state(context.peer.clone())
-            .with_state(McpRequestMeta(meta.0));
+            .with_state(McpRequestMeta(meta.0))
+            .with_progress(progress)
+            .with_client_log(log);
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         match tools.call_with(&request.name, arguments, call).await {
-            Ok(output) => Ok(call_tool_result(output)),
+            Ok(output) => {
+                let mut result = call_tool_result(output);
+                if let Some(value) = result.structured_content.take() {
+                    let schema = tools
+                        .definition(&request.name)
+                        .and_then(|definition| definition.render(Target::Mcp).ok())
+                        .and_then(|rendering| match &rendering.tool {
+                            TargetTool::Mcp(tool) => tool.output_schema.as_ref(),
+                            _ => None,
+                        });
+                    result.structured_content = Some(rules.structured_content(schema, value));
+                }
+                Ok(result)
+            }
             Err(error) => call_tool_error(error),
         }
     }

@@ -222,8 +222,10 @@ pub(crate) fn render_for(
 }
 
 /// Renders a canonical output schema for a target: for MCP's `outputSchema`, the MCP input
-/// pipeline without closing objects (a tool's output may carry more than its schema lists);
-/// other targets have no output schemas and get their (non-strict) input rendering.
+/// pipeline without closing objects (a tool's output may carry more than its schema lists) and
+/// with whatever root the result has (MCP 2026-07-28 takes any schema; the MCP server wraps it
+/// for earlier clients); other targets have no output schemas and get their (non-strict) input
+/// rendering.
 pub(crate) fn render_output_for(
     canonical: Cow<'_, Schema>,
     target: Target,
@@ -236,7 +238,7 @@ pub(crate) fn render_output_for(
         profile: Profile::Documented,
     };
     match target {
-        Target::Mcp => full_schema(canonical, target, policy, false, true)?.finish(target),
+        Target::Mcp => Ok(full_schema(canonical, target, policy, false, true)?.finish_output()),
         other => render_for(canonical, other, policy),
     }
 }
@@ -311,7 +313,11 @@ impl Run {
         // a cached one is copied.
         let mut schema = canonical.into_owned();
         let mut rec = Recorder::default();
-        normalize_root(&mut schema, &mut rec);
+        // Arguments are an object, whatever their schema's root says; a result is whatever the
+        // tool returns, and its schema is rendered as it is.
+        if policy.place == Place::Input {
+            normalize_root(&mut schema, &mut rec);
+        }
         let present = Present::of(&schema);
         Run {
             schema,
@@ -366,6 +372,21 @@ impl Run {
             (Err(error), _) => return Err(error),
         }
         Ok(self)
+    }
+
+    /// An output schema as a JSON object (any root: an array, a string…), and its changes. A
+    /// boolean schema, which output schemas are not kept as, would be its object spelling.
+    fn finish_output(self) -> TargetSchema {
+        let schema = match self.schema.to_value() {
+            Value::Object(root) => root,
+            Value::Bool(true) => Map::new(),
+            _ => Map::from_iter([("not".to_owned(), Value::Object(Map::new()))]),
+        };
+        TargetSchema {
+            schema,
+            strict: false,
+            changes: self.changes,
+        }
     }
 
     /// The schema as a JSON object with an object root, and its changes.

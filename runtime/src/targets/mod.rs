@@ -10,7 +10,7 @@ pub(crate) use anthropic::StrictBudget;
 pub use anthropic::{AnthropicTool, StrictLimit};
 pub use chat::{ChatFunction, ChatTool};
 pub use gemini::GeminiFunctionDeclaration;
-pub use mcp::{McpTool, McpToolAnnotations};
+pub use mcp::{McpOutputRules, McpTool, McpToolAnnotations, WRAPPED_RESULT};
 pub use responses::ResponsesTool;
 
 use std::borrow::Cow;

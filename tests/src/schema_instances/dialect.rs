@@ -13,15 +13,7 @@ use super::formats;
 
 /// The input schema inside a target's tool JSON (`None`: Gemini's tool without parameters).
 pub fn input_schema_of(tool: &Value, target: Target) -> Option<Value> {
-    let schema = match target {
-        Target::Mcp => tool.get("inputSchema"),
-        Target::ChatCompletions => tool.pointer("/function/parameters"),
-        Target::Responses => tool.get("parameters"),
-        Target::Anthropic => tool.get("input_schema"),
-        Target::Gemini => tool.get("parameters"),
-        Target::GeminiJsonSchema => tool.get("parametersJsonSchema"),
-    };
-    schema.cloned()
+    crate::input_schema_in(tool, target).cloned()
 }
 
 /// Whether the target's tool JSON asks for strict mode (OpenAI `strict: true`): the model then

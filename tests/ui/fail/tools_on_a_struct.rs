@@ -1,0 +1,6 @@
+use tooldef::tools;
+
+#[tools]
+struct Server;
+
+fn main() {}
