@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, ErrorCode, PaginatedRequestParams};
-use rmcp::service::{RunningService, ServiceError};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
@@ -247,11 +247,21 @@ async fn lists_and_calls_every_tool_and_survives_bad_calls(wire: Wire) {
 }
 
 /// A server and a client with `handler` connected in process: through a pipe, or over HTTP on
-/// a free port.
+/// a free port; the client starts with `initialize` (MCP 2025-11-25).
 async fn in_process<H: rmcp::ClientHandler>(
     server: McpServer,
     handler: H,
     wire: Wire,
+) -> RunningService<RoleClient, H> {
+    in_process_with(server, handler, wire, ClientLifecycleMode::Initialize).await
+}
+
+/// [`in_process`], the client starting as `lifecycle` says (`server/discover` for 2026-07-28).
+async fn in_process_with<H: rmcp::ClientHandler>(
+    server: McpServer,
+    handler: H,
+    wire: Wire,
+    lifecycle: ClientLifecycleMode,
 ) -> RunningService<RoleClient, H> {
     match wire {
         Wire::Stdio => {
@@ -261,16 +271,16 @@ async fn in_process<H: rmcp::ClientHandler>(
                     let _ = running.waiting().await;
                 }
             });
-            handler.serve(client_side).await
+            handler.serve_with_lifecycle(client_side, lifecycle).await
         }
         Wire::Http => {
             let url = serve_http(server).await;
             handler
-                .serve(StreamableHttpClientTransport::from_uri(url))
+                .serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle)
                 .await
         }
     }
-    .expect("the client initialises")
+    .expect("the client starts")
 }
 
 #[tokio::test]
@@ -386,36 +396,13 @@ async fn a_2026_07_28_client_hears_of_changes_on_its_subscription_over_http() {
 /// `subscriptions/listen` stream, and hears it there (and is not sent what it did not ask for).
 async fn a_2026_07_28_client_hears_of_changes_on_its_subscription(wire: Wire) {
     use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
-    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 
     let server = McpServer::new(showcase::toolset());
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
     let counter = Counting::default();
-    let client = match wire {
-        Wire::Stdio => {
-            let (server_side, client_side) = tokio::io::duplex(1 << 20);
-            let serving = server.clone();
-            tokio::spawn(async move {
-                if let Ok(running) = serving.serve(server_side).await {
-                    let _ = running.waiting().await;
-                }
-            });
-            counter
-                .clone()
-                .serve_with_lifecycle(client_side, lifecycle)
-                .await
-        }
-        Wire::Http => {
-            let url = serve_http(server.clone()).await;
-            counter
-                .clone()
-                .serve_with_lifecycle(StreamableHttpClientTransport::from_uri(url), lifecycle)
-                .await
-        }
-    }
-    .expect("the client discovers the server");
+    let client = in_process_with(server.clone(), counter.clone(), wire, lifecycle).await;
     assert_eq!(client.list_all_tools().await.unwrap().len(), 9);
 
     let mut subscription = client

@@ -510,12 +510,18 @@ fn openai(
     Ok(rendered)
 }
 
-/// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (a recursive type is an error,
-/// or cut and described, as the policy says).
-fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<Run, SchemaError> {
+/// What both of Gemini's forms start with: refs inlined (a recursive one kept where
+/// `allow_recursion`), the root one object, titles merged, unit enums collapsed, and the
+/// combinators neither form has (`const`, `oneOf`, `allOf`) rewritten or described.
+fn gemini_front(
+    canonical: Cow<'_, Schema>,
+    target: Target,
+    policy: Policy,
+    allow_recursion: bool,
+) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical, policy);
     let present = run.present;
-    run.inline_refs(target, false)?
+    run.inline_refs(target, allow_recursion)?
         .apply(FoldRootCombinators::default())
         .apply_if(present.title, MergeTitles::default())
         .apply_if(
@@ -524,8 +530,16 @@ fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<
         )
         .apply_if(present.constant, ConstToEnum::default())
         .apply_if(present.one_of, OneOfToAnyOf::default())
-        .apply_if(present.all_of, SimplifyAllOf::new(true))
-        .apply(GeminiNumberFormats::default())
+        .apply_if(present.all_of, SimplifyAllOf::new(true));
+    Ok(run)
+}
+
+/// Gemini `parameters`: OpenAPI 3.0 subset; every `$ref` inlined (a recursive type is an error,
+/// or cut and described, as the policy says).
+fn gemini(canonical: Cow<'_, Schema>, target: Target, policy: Policy) -> Result<Run, SchemaError> {
+    let mut run = gemini_front(canonical, target, policy, false)?;
+    let present = run.present;
+    run.apply(GeminiNumberFormats::default())
         .apply(IntegerExclusiveBounds::default())
         .apply_if(present.repair_after_merges(), RepairShapes::default())
         .apply(DescribeUnsupported::new(
@@ -550,19 +564,9 @@ fn gemini_json(
     target: Target,
     policy: Policy,
 ) -> Result<Run, SchemaError> {
-    let mut run = Run::new(canonical, policy);
+    let mut run = gemini_front(canonical, target, policy, true)?;
     let present = run.present;
-    run.inline_refs(target, true)?
-        .apply(FoldRootCombinators::default())
-        .apply_if(present.title, MergeTitles::default())
-        .apply_if(
-            present.one_of || present.any_of,
-            CollapseUnitEnums::default(),
-        )
-        .apply_if(present.constant, ConstToEnum::default())
-        .apply_if(present.one_of, OneOfToAnyOf::default())
-        .apply_if(present.all_of, SimplifyAllOf::new(true))
-        .apply_if(present.format, DropIntegerFormats::default())
+    run.apply_if(present.format, DropIntegerFormats::default())
         .apply(IntegerExclusiveBounds::default())
         .apply_if(present.repair_after_merges(), RepairShapes::default())
         .apply(DescribeUnsupported::new(
