@@ -18,9 +18,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, PromptMessage, PromptsCapability, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, ResourcesCapability,
-    Role, ServerConfig,
+    Role, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{
     ErrorData, RoleServer, ServerHandler, ServiceExt, prompt, prompt_handler, prompt_router,
 };
@@ -150,6 +150,18 @@ impl ServerHandler for TravelDesk {
     /// So that the client hears `notifications/tools/list_changed` when the tools change.
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.tools.on_initialized(context).await;
+    }
+
+    /// MCP 2026-07-28 clients hear of changed tools on `subscriptions/listen` instead.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.tools.accepted_subscription_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.tools.listen(context).await
     }
 
     #[allow(deprecated)]

@@ -69,7 +69,8 @@ use crate::{CallContext, Content, Target, ToolError, ToolOutput, ToolSet};
 /// For a server with prompts or resources (rmcp's `#[prompt_router]`, say), write the
 /// `ServerHandler` yourself around an `McpServer` and hand it the tools' half:
 /// [`list_tools_page`](McpServer::list_tools_page) and [`call`](McpServer::call), and, through
-/// `McpServer`'s own `ServerHandler` methods, `on_initialized` (so that the client hears of
+/// `McpServer`'s own `ServerHandler` methods, `on_initialized`, `accepted_subscription_filter` and
+/// `listen` (so that clients of every protocol version hear of
 /// [`replace_tools`](McpServer::replace_tools)), `set_level` (logging) and `get_info` (add your
 /// capabilities to its). `cargo run --example mcp_server_prompts` is such a server.
 #[derive(Clone)]
