@@ -174,7 +174,7 @@ pub fn error_message<E: ToolErrorDisplay + ?Sized>(error: &E) -> String {
     error.tool_error_message()
 }
 
-/// Whether two tool names are equal, in a `const` context (`toolset!` compares every pair).
+/// Whether two tool names are equal, in a `const` context.
 pub const fn same_name(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
@@ -188,4 +188,251 @@ pub const fn same_name(a: &str, b: &str) -> bool {
         i += 1;
     }
     true
+}
+
+/// For generated code (`toolset!`): for each of `names`, the index of the first name equal to
+/// it, which is its own index unless an earlier name is the same. `toolset!` asserts, one
+/// `const` item per tool, that each tool is its own first.
+///
+/// The work is O(n log n) comparisons, most of them of two integers: each name is hashed once
+/// (FNV-1a over its bytes), the indices are heap-sorted by (hash, name, index), and equal names
+/// are then neighbours, the first of them the one given first. Names are compared byte by byte
+/// only where their hashes are equal.
+pub const fn first_of_each_name<const N: usize>(names: &[&str; N]) -> [usize; N] {
+    let mut hashes = [0u64; N];
+    let mut order = [0usize; N];
+    let mut i = 0;
+    while i < N {
+        hashes[i] = fnv1a(names[i].as_bytes());
+        order[i] = i;
+        i += 1;
+    }
+
+    // Heap sort of `order`: build a max-heap, then move its top to the end, one at a time.
+    let mut start = N / 2;
+    while start > 0 {
+        start -= 1;
+        sift_down(&mut order, start, N, names, &hashes);
+    }
+    let mut end = N;
+    while end > 1 {
+        end -= 1;
+        let top = order[0];
+        order[0] = order[end];
+        order[end] = top;
+        sift_down(&mut order, 0, end, names, &hashes);
+    }
+
+    let mut first = [0usize; N];
+    let mut k = 0;
+    while k < N {
+        let this = order[k];
+        first[this] = this;
+        if k > 0 {
+            let previous = order[k - 1];
+            if hashes[previous] == hashes[this] && same_name(names[previous], names[this]) {
+                first[this] = first[previous];
+            }
+        }
+        k += 1;
+    }
+    first
+}
+
+/// FNV-1a, 64 bits.
+const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        hash ^= bytes[i] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        i += 1;
+    }
+    hash
+}
+
+/// Restores the max-heap property of `order[..end]` below `root`.
+const fn sift_down<const N: usize>(
+    order: &mut [usize; N],
+    mut root: usize,
+    end: usize,
+    names: &[&str; N],
+    hashes: &[u64; N],
+) {
+    loop {
+        let mut child = 2 * root + 1;
+        if child >= end {
+            return;
+        }
+        if child + 1 < end && sorts_before(order[child], order[child + 1], names, hashes) {
+            child += 1;
+        }
+        if !sorts_before(order[root], order[child], names, hashes) {
+            return;
+        }
+        let parent = order[root];
+        order[root] = order[child];
+        order[child] = parent;
+        root = child;
+    }
+}
+
+/// Whether index `a` sorts before index `b`: by hash, then by name, then by index.
+const fn sorts_before<const N: usize>(
+    a: usize,
+    b: usize,
+    names: &[&str; N],
+    hashes: &[u64; N],
+) -> bool {
+    if hashes[a] != hashes[b] {
+        return hashes[a] < hashes[b];
+    }
+    let (x, y) = (names[a].as_bytes(), names[b].as_bytes());
+    let mut i = 0;
+    while i < x.len() && i < y.len() {
+        if x[i] != y[i] {
+            return x[i] < y[i];
+        }
+        i += 1;
+    }
+    if x.len() != y.len() {
+        return x.len() < y.len();
+    }
+    a < b
+}
+
+/// For generated code (`toolset!`): a message put together in a `const` context, from pieces
+/// known only there (a tool's name), for `panic!("{}", message.as_str())`.
+///
+/// It holds at most [`ConstMessage::CAPACITY`] bytes: a message that does not fit with room to
+/// spare for `…` is cut after a whole character and ends with `…`.
+pub struct ConstMessage {
+    bytes: [u8; ConstMessage::CAPACITY],
+    len: usize,
+}
+
+impl ConstMessage {
+    /// The most bytes a message holds.
+    pub const CAPACITY: usize = 1024;
+
+    /// The pieces, one after the other.
+    pub const fn concat(pieces: &[&str]) -> Self {
+        const ELLIPSIS: &[u8] = "…".as_bytes();
+        let mut message = ConstMessage {
+            bytes: [0; Self::CAPACITY],
+            len: 0,
+        };
+        let mut p = 0;
+        while p < pieces.len() {
+            let piece = pieces[p].as_bytes();
+            let mut i = 0;
+            while i < piece.len() {
+                // One character at a time, so that a cut never splits one.
+                let width = match piece[i] {
+                    0x00..=0x7f => 1,
+                    0xc0..=0xdf => 2,
+                    0xe0..=0xef => 3,
+                    _ => 4,
+                };
+                if message.len + width > Self::CAPACITY - ELLIPSIS.len() {
+                    let mut e = 0;
+                    while e < ELLIPSIS.len() {
+                        message.bytes[message.len] = ELLIPSIS[e];
+                        message.len += 1;
+                        e += 1;
+                    }
+                    return message;
+                }
+                let mut w = 0;
+                while w < width {
+                    message.bytes[message.len] = piece[i + w];
+                    message.len += 1;
+                    w += 1;
+                }
+                i += width;
+            }
+            p += 1;
+        }
+        message
+    }
+
+    /// The message.
+    pub const fn as_str(&self) -> &str {
+        match std::str::from_utf8(self.bytes.split_at(self.len).0) {
+            Ok(text) => text,
+            Err(_) => "",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first index of each name, the slow way.
+    fn naive(names: &[&str]) -> Vec<usize> {
+        (0..names.len())
+            .map(|i| (0..=i).find(|&j| names[j] == names[i]).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn first_of_each_name_in_a_const() {
+        const FIRST: [usize; 6] = first_of_each_name(&["b", "a", "b", "c", "a", "b"]);
+        assert_eq!(FIRST, [0, 1, 0, 3, 1, 0]);
+        const NONE: [usize; 0] = first_of_each_name(&[]);
+        assert_eq!(NONE, [0usize; 0]);
+        const ONE: [usize; 1] = first_of_each_name(&["a"]);
+        assert_eq!(ONE, [0]);
+    }
+
+    #[test]
+    fn first_of_each_name_agrees_with_comparing_every_pair() {
+        // Short names over two letters (and the empty name), so that many repeat; prefixes of
+        // one another, and sets of every size around the heap's levels.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        for size in [2, 3, 7, 8, 9, 31, 64, 100, 200] {
+            for _ in 0..20 {
+                let names: Vec<String> = (0..size)
+                    .map(|_| {
+                        state = state
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        let len = (state >> 60) as usize % 4;
+                        (0..len)
+                            .map(|k| if state >> (40 + k) & 1 == 0 { 'a' } else { 'b' })
+                            .collect()
+                    })
+                    .collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                let first: Vec<usize> = match size {
+                    2 => first_of_each_name::<2>(names[..].try_into().unwrap()).to_vec(),
+                    3 => first_of_each_name::<3>(names[..].try_into().unwrap()).to_vec(),
+                    7 => first_of_each_name::<7>(names[..].try_into().unwrap()).to_vec(),
+                    8 => first_of_each_name::<8>(names[..].try_into().unwrap()).to_vec(),
+                    9 => first_of_each_name::<9>(names[..].try_into().unwrap()).to_vec(),
+                    31 => first_of_each_name::<31>(names[..].try_into().unwrap()).to_vec(),
+                    64 => first_of_each_name::<64>(names[..].try_into().unwrap()).to_vec(),
+                    100 => first_of_each_name::<100>(names[..].try_into().unwrap()).to_vec(),
+                    _ => first_of_each_name::<200>(names[..].try_into().unwrap()).to_vec(),
+                };
+                assert_eq!(first, naive(&names), "{names:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn messages_are_put_together_and_cut_at_a_character() {
+        const MESSAGE: ConstMessage = ConstMessage::concat(&["`A` is \"", "a", "\""]);
+        assert_eq!(MESSAGE.as_str(), "`A` is \"a\"");
+
+        let long = "é".repeat(600);
+        let cut = ConstMessage::concat(&["x", &long, "never shown"]);
+        let cut = cut.as_str();
+        assert!(cut.len() <= ConstMessage::CAPACITY, "{}", cut.len());
+        assert!(cut.starts_with("xéé") && cut.ends_with("é…"), "{cut}");
+
+        let fits = "y".repeat(ConstMessage::CAPACITY - 3);
+        assert_eq!(ConstMessage::concat(&[&fits]).as_str(), fits);
+    }
 }
