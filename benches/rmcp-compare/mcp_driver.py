@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Drives an MCP server over stdio: initialize, notifications/initialized, then N tools/call, one
+at a time (each answer read before the next request is written, as a model's client does), then
+closes stdin and waits for the server to exit.
+
+The calls go to search_0, search_1, … search_{T-1}, search_0, … in turn, all with the same
+arguments (every field given, as a strict OpenAI model sends them). Each answer is checked: its
+id, no error, and the text the tool returns. Exits non-zero on any surprise.
+
+usage: mcp_driver.py N [--tools T] -- COMMAND [ARGS...]
+(COMMAND is typically `valgrind --tool=callgrind --callgrind-out-file=F BINARY`.)
+"""
+import argparse
+import json
+import subprocess
+import sys
+
+PROTOCOL = "2025-11-25"
+ARGUMENTS = {"query": "release notes", "limit": 25, "order": "newest", "include_archived": True}
+
+
+def main():
+    if "--" not in sys.argv:
+        sys.exit(__doc__)
+    split = sys.argv.index("--")
+    ap = argparse.ArgumentParser()
+    ap.add_argument("calls", type=int)
+    ap.add_argument("--tools", type=int, default=100)
+    a = ap.parse_args(sys.argv[1:split])
+    command = sys.argv[split + 1:]
+    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, bufsize=0)
+
+    def send(message):
+        server.stdin.write((json.dumps(message) + "\n").encode())
+
+    def receive(expected_id):
+        while True:
+            line = server.stdout.readline()
+            if not line:
+                sys.exit(f"mcp_driver: the server closed stdout waiting for answer {expected_id}")
+            message = json.loads(line)
+            if "id" not in message:  # a notification (log, list changed): not ours
+                continue
+            if message["id"] != expected_id:
+                sys.exit(f"mcp_driver: answer {message['id']} where {expected_id} was expected")
+            if "error" in message:
+                sys.exit(f"mcp_driver: request {expected_id} failed: {message['error']}")
+            return message["result"]
+
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": PROTOCOL, "capabilities": {},
+        "clientInfo": {"name": "rmcp-compare", "version": "0"}}})
+    receive(0)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    for k in range(a.calls):
+        tool = k % a.tools
+        send({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call",
+              "params": {"name": f"search_{tool}", "arguments": ARGUMENTS}})
+        result = receive(k + 1)
+        text = result["content"][0]["text"]
+        if result.get("isError") or f"records of collection {tool} " not in text:
+            sys.exit(f"mcp_driver: unexpected answer to call {k + 1}: {json.dumps(result)[:300]}")
+    server.stdin.close()
+    status = server.wait()
+    if status != 0:
+        sys.exit(f"mcp_driver: the server exited with status {status}")
+
+
+if __name__ == "__main__":
+    main()
