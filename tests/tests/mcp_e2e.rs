@@ -334,6 +334,17 @@ async fn tools_list_pages_with_opaque_cursors(wire: Wire) {
     );
 }
 
+/// The names of every tool the client is given now, in order.
+async fn tool_names<H: rmcp::ClientHandler>(client: &RunningService<RoleClient, H>) -> Vec<String> {
+    client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
 /// Counts `notifications/tools/list_changed`.
 #[derive(Clone, Default)]
 struct Counting(std::sync::Arc<std::sync::atomic::AtomicUsize>);
@@ -372,13 +383,7 @@ async fn replacing_the_tools_notifies_the_client(wire: Wire) {
         );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = tool_names(&client).await;
     assert_eq!(names, ["get_weather", "get_server_time"]);
 }
 
@@ -426,13 +431,7 @@ async fn a_2026_07_28_client_hears_of_changes_on_its_subscription(wire: Wire) {
     );
     // Nothing outside the subscription: no session, so no bare notification either.
     assert_eq!(counter.0.load(std::sync::atomic::Ordering::SeqCst), 0);
-    let names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .iter()
-        .map(|t| t.name.to_string())
-        .collect();
+    let names = tool_names(&client).await;
     assert_eq!(names, ["get_weather"]);
 }
 
