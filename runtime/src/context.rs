@@ -6,7 +6,6 @@
 //! rather than from the model's arguments, and does not appear in the schema.
 
 use std::any::{Any, TypeId, type_name};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -18,16 +17,41 @@ pub use tokio_util::sync::CancellationToken;
 #[derive(Clone, Default)]
 pub struct CallContext {
     call_id: Option<Arc<str>>,
+    /// State given to this context, which wins over `shared`.
     state: Arc<StateMap>,
+    /// The state of the tool set a call runs in: every call shares it rather than copying it.
+    shared: Option<Arc<StateMap>>,
     /// Made on first use and shared by every clone of this context, so that the tool's clone and
     /// the tool set's (which cancels on timeout) hold the same token, and a call whose tool never
     /// asks for one does not pay for it.
     cancellation: Arc<OnceLock<CancellationToken>>,
 }
 
-/// Application state by type. Cloning clones the `Arc`s, not the values.
+/// Application state by type. Cloning clones the `Arc`s, not the values. A list, not a hash
+/// map: a context holds a few types, which a scan finds sooner than SipHash hashes one.
 #[derive(Default, Clone)]
-struct StateMap(HashMap<TypeId, Arc<dyn Any + Send + Sync>>);
+struct StateMap(Vec<(TypeId, Arc<dyn Any + Send + Sync>)>);
+
+impl StateMap {
+    fn get(&self, id: TypeId) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.0.iter().find(|(k, _)| *k == id).map(|(_, v)| v)
+    }
+
+    /// Adds a value, replacing one of the same type.
+    fn insert(&mut self, id: TypeId, value: Arc<dyn Any + Send + Sync>) {
+        match self.0.iter_mut().find(|(k, _)| *k == id) {
+            Some((_, old)) => *old = value,
+            None => self.0.push((id, value)),
+        }
+    }
+
+    /// Adds every value of `other`, which wins where both have one type.
+    fn extend(&mut self, other: &StateMap) {
+        for (id, value) in &other.0 {
+            self.insert(*id, Arc::clone(value));
+        }
+    }
+}
 
 impl CallContext {
     /// A context with no state and no call id.
@@ -39,9 +63,7 @@ impl CallContext {
     /// type given before is replaced.
     #[must_use]
     pub fn with_state<T: Clone + Send + Sync + 'static>(mut self, value: T) -> CallContext {
-        Arc::make_mut(&mut self.state)
-            .0
-            .insert(TypeId::of::<T>(), Arc::new(value));
+        Arc::make_mut(&mut self.state).insert(TypeId::of::<T>(), Arc::new(value));
         self
     }
 
@@ -76,13 +98,24 @@ impl CallContext {
     /// This context's state plus `call`'s call id, cancellation and state (which wins where both
     /// have a value of one type).
     pub(crate) fn merge_call(&self, call: CallContext) -> CallContext {
-        let mut state = (*self.state).clone();
-        state
-            .0
-            .extend(call.state.0.iter().map(|(k, v)| (*k, Arc::clone(v))));
+        let shared = match (&self.shared, &call.shared) {
+            // The usual case, a tool set's context and a call's: nothing is copied.
+            (None, None) => Arc::clone(&self.state),
+            _ => {
+                let mut flat = StateMap::default();
+                for layer in [&self.shared, &Some(Arc::clone(&self.state)), &call.shared]
+                    .into_iter()
+                    .flatten()
+                {
+                    flat.extend(layer);
+                }
+                Arc::new(flat)
+            }
+        };
         CallContext {
             call_id: call.call_id,
-            state: Arc::new(state),
+            state: call.state,
+            shared: Some(shared),
             cancellation: call.cancellation,
         }
     }
@@ -94,9 +127,10 @@ impl CallContext {
 
     /// The state of type `T`, when it was given.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
+        let id = TypeId::of::<T>();
         self.state
-            .0
-            .get(&TypeId::of::<T>())
+            .get(id)
+            .or_else(|| self.shared.as_ref().and_then(|shared| shared.get(id)))
             .and_then(|value| value.downcast_ref::<T>())
             .cloned()
     }
@@ -106,7 +140,10 @@ impl fmt::Debug for CallContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CallContext")
             .field("call_id", &self.call_id)
-            .field("state_types", &self.state.0.len())
+            .field(
+                "state_types",
+                &(self.state.0.len() + self.shared.as_ref().map_or(0, |s| s.0.len())),
+            )
             .finish()
     }
 }

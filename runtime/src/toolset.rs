@@ -12,7 +12,9 @@ use futures_util::FutureExt;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::arguments::{self, Arguments, Leniency, Limits, deserialize_problem, limit_problems};
+use crate::arguments::{
+    self, Arguments, Leniency, Limits, Shape, TypeRanges, deserialize_problem, limit_problems,
+};
 use crate::context::{CallContext, ContextError};
 use crate::output::{ReturnValue, ToolOutput};
 use crate::targets::{StrictBudget, StrictLimit, past_strict_limit};
@@ -101,6 +103,9 @@ struct Checks {
     /// The arguments hold an `f32` somewhere, whose range serde does not enforce (it makes a
     /// larger number infinity): check ranges before deserialising even without validation.
     has_f32: bool,
+    /// The ranges of the Rust number types the arguments go to, to tell when a call's numbers
+    /// need no range check.
+    ranges: TypeRanges,
     /// The validator for `shown`, built on first use: before deserialising when
     /// `validate_first`, else to explain why deserialising failed, in the same words.
     validator: OnceLock<Result<jsonschema::Validator, String>>,
@@ -108,12 +113,14 @@ struct Checks {
 
 impl Checks {
     /// Every problem the schema the model was shown finds in `value`, with the ranges of the
-    /// Rust number types that receive them.
-    fn problems(&self, value: &Value) -> Vec<ArgumentProblem> {
+    /// Rust number types that receive them unless its numbers are known to be `in_range`.
+    fn problems(&self, value: &Value, in_range: bool) -> Vec<ArgumentProblem> {
         let validator = self
             .validator
             .get_or_init(|| arguments::validator(&self.shown));
         let mut problems: Vec<ArgumentProblem> = match validator {
+            // Collecting errors costs several times what a yes or no does.
+            Ok(validator) if validator.is_valid(value) => Vec::new(),
             Ok(validator) => validator
                 .iter_errors(value)
                 .flat_map(|e| arguments::validation_problems(&e))
@@ -123,6 +130,9 @@ impl Checks {
                 message: format!("the server cannot check these arguments: {reason}"),
             }],
         };
+        if in_range {
+            return problems;
+        }
         // A range the shown schema states (`maximum` for a `u32`) is reported once.
         let ranges = arguments::range_problems(value, self.canonical);
         let reported: Vec<String> = problems.iter().map(|p| p.pointer.clone()).collect();
@@ -136,11 +146,16 @@ impl Checks {
 
     /// Why deserialising `value` failed, in the words of the schema the model was shown when
     /// it finds the fault (the same message whether or not validation ran first), else serde's.
-    fn explain(&self, value: &Value, problem: ArgumentProblem) -> Vec<ArgumentProblem> {
+    fn explain(
+        &self,
+        value: &Value,
+        in_range: bool,
+        problem: ArgumentProblem,
+    ) -> Vec<ArgumentProblem> {
         let problems = if self.validate_first {
             Vec::new()
         } else {
-            self.problems(value)
+            self.problems(value, in_range)
         };
         if problems.is_empty() {
             vec![problem]
@@ -389,26 +404,29 @@ impl ToolSet {
     ) -> Result<Invocation<'s>, Vec<ArgumentProblem>> {
         let config = &self.inner.config;
         let checks = entry.checks(config.validate);
-        let value = match arguments {
+        let (value, shape) = match arguments {
             Arguments::Json(value) => {
-                let depth = arguments::depth_of(&value);
-                // Serialising to count the bytes recurses, so only within the depth limit.
-                let len = (depth <= config.limits.max_depth).then(|| arguments::json_len(&value));
-                let problems = limit_problems(len, depth, &config.limits);
+                let shape = Shape::of(&value);
+                // Serialising to count the bytes recurses, so only within the depth limit, and
+                // only when the bound might pass the limit.
+                let len = (shape.depth <= config.limits.max_depth
+                    && shape.len_bound > config.limits.max_bytes)
+                    .then(|| arguments::json_len(&value));
+                let problems = limit_problems(len, shape.depth, &config.limits);
                 if !problems.is_empty() {
                     if let Cow::Owned(value) = value {
                         arguments::dispose(value);
                     }
                     return Err(problems);
                 }
-                value.into_owned()
+                (value.into_owned(), shape)
             }
             Arguments::Text(text) => {
                 return self.prepare_bytes(entry, checks, text.as_bytes(), context);
             }
             Arguments::Bytes(bytes) => return self.prepare_bytes(entry, checks, &bytes, context),
         };
-        self.prepare_value(entry, checks, value, context)
+        self.prepare_value(entry, checks, value, shape, context)
     }
 
     fn prepare_bytes<'s>(
@@ -426,7 +444,8 @@ impl ToolSet {
         }
         let trimmed = bytes.trim_ascii();
         if trimmed.is_empty() {
-            return self.prepare_value(entry, checks, Value::Null, context);
+            let shape = Shape::of(&Value::Null);
+            return self.prepare_value(entry, checks, Value::Null, shape, context);
         }
         // The fast path: straight from the text into the tool's argument type, when that alone
         // enforces the schema and nothing needs rewriting first. When it fails, the value path
@@ -444,27 +463,38 @@ impl ToolSet {
             }
         }
         let value = arguments::parse_unique(trimmed).map_err(|p| vec![p])?;
-        self.prepare_value(entry, checks, value, context)
+        let shape = Shape::of(&value);
+        self.prepare_value(entry, checks, value, shape, context)
     }
 
+    /// The value path, for a value of the given `shape`.
     fn prepare_value<'s>(
         &'s self,
         entry: &'s Entry,
         checks: &Checks,
         value: Value,
+        shape: Shape,
         context: CallContext,
     ) -> Result<Invocation<'s>, Vec<ArgumentProblem>> {
         let leniency = self.inner.config.leniency;
-        let value = if leniency.double_encoded {
-            arguments::decode_double_encoded(value)
+        let (value, shape) = if leniency.double_encoded {
+            let value = arguments::decode_double_encoded(value);
+            let shape = Shape::of(&value);
+            (value, shape)
         } else {
-            value
+            (value, shape)
         };
         let mut value = Value::Object(arguments::require_object(value).map_err(|p| vec![p])?);
-        arguments::rewrite(&mut value, &checks.shown, leniency.stringly_typed);
+        // The rewrites act on `null`s, numbers that are not integers and (leniency) strings:
+        // without any of them, the walk along the schema would change nothing.
+        if shape.has_null || shape.has_float() || leniency.stringly_typed {
+            arguments::rewrite(&mut value, &checks.shown, leniency.stringly_typed);
+        }
+        // Strings made numbers are numbers the shape has not seen.
+        let in_range = !leniency.stringly_typed && checks.ranges.hold(&shape);
         let problems = if checks.validate_first {
-            checks.problems(&value)
-        } else if checks.has_f32 {
+            checks.problems(&value, in_range)
+        } else if checks.has_f32 && !in_range {
             arguments::range_problems(&value, checks.canonical)
         } else {
             Vec::new()
@@ -475,7 +505,7 @@ impl ToolSet {
         entry
             .tool
             .start_from_value(&value, context)
-            .map_err(|problem| checks.explain(&value, problem))
+            .map_err(|problem| checks.explain(&value, in_range, problem))
     }
 
     async fn run(
@@ -588,6 +618,7 @@ impl Entry {
                 canonical,
                 validate_first: validate && !arguments::serde_enforces_schema(canonical),
                 has_f32: arguments::has_format(canonical, "float"),
+                ranges: TypeRanges::of(canonical),
                 validator: OnceLock::new(),
             }
         })

@@ -1,13 +1,14 @@
 //! The argument pipeline, before the tool's own types take over: limits, `null` as absent,
 //! leniency, validation against the schema the model was shown, and the problems found, each
-//! with its JSON Pointer. One idea per module: the text before any schema (`text`), rewriting
-//! the parsed value along the shown schema (`rewrite`), the ranges of the Rust number types
-//! (`ranges`), what to validate and with what (`validate`), and the problems in the model's
-//! words (`problems`).
+//! with its JSON Pointer. One idea per module: the text before any schema (`text`), what a
+//! parsed value holds (`shape`), rewriting the parsed value along the shown schema (`rewrite`),
+//! the ranges of the Rust number types (`ranges`), what to validate and with what (`validate`),
+//! and the problems in the model's words (`problems`).
 
 mod problems;
 mod ranges;
 mod rewrite;
+mod shape;
 mod text;
 mod validate;
 
@@ -18,6 +19,7 @@ use serde_json::Value;
 pub(crate) use problems::*;
 pub(crate) use ranges::*;
 pub(crate) use rewrite::*;
+pub(crate) use shape::*;
 pub(crate) use text::*;
 pub(crate) use validate::*;
 

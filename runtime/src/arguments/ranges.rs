@@ -7,6 +7,8 @@ use crate::ArgumentProblem;
 use crate::describe_value::received;
 use crate::instance;
 
+use super::Shape;
+
 /// Numbers outside the range of the Rust type that receives them, which the schema states only
 /// as the canonical schema's `format` (`int64`, `uint64`, `float`): the renderings leave out
 /// ranges no model comes near, but a value outside them must be refused with the range rather
@@ -69,24 +71,77 @@ impl NumberRange {
     }
 
     fn holds(self, number: &serde_json::Number) -> bool {
+        let exact = number
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| number.as_u64().map(i128::from));
+        match exact {
+            Some(n) => self.holds_integer(n),
+            None => number.as_f64().is_some_and(|f| self.holds_float(f)),
+        }
+    }
+
+    fn holds_integer(self, n: i128) -> bool {
         match self {
+            NumberRange::Integer(min, max) => (min..=max).contains(&n),
+            NumberRange::Float32 => self.holds_float(n as f64),
+        }
+    }
+
+    fn holds_float(self, f: f64) -> bool {
+        match self {
+            // Compared as a float (it is not exact past 2^53 anyway).
             NumberRange::Integer(min, max) => {
-                let exact = number
-                    .as_i64()
-                    .map(i128::from)
-                    .or_else(|| number.as_u64().map(i128::from));
-                match exact {
-                    Some(n) => (min..=max).contains(&n),
-                    // A float: compared as one (it is not exact past 2^53 anyway).
-                    None => number
-                        .as_f64()
-                        .is_some_and(|f| f >= min as f64 && f <= max as f64 && (f as i128) <= max),
-                }
+                f >= min as f64 && f <= max as f64 && (f as i128) <= max
             }
             // What `as f32` keeps finite: up to half a unit past `f32::MAX` rounds to it, so
             // `3.4028235e38`, its shortest spelling, is in.
-            NumberRange::Float32 => number.as_f64().is_some_and(|f| (f as f32).is_finite()),
+            NumberRange::Float32 => (f as f32).is_finite(),
         }
+    }
+}
+
+/// The ranges of every Rust number type a canonical schema names, found once per tool. A range
+/// holds every number between two it holds, so when each range holds the smallest and the
+/// largest number of a call, [`range_problems`] would find nothing and need not walk.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TypeRanges(Vec<NumberRange>);
+
+impl TypeRanges {
+    /// Every `format` naming a ranged number type, anywhere in `canonical` (a value that only
+    /// looks like one, inside a `default`, makes the check stricter, never wrong).
+    pub(crate) fn of(canonical: &Value) -> TypeRanges {
+        let mut ranges = Vec::new();
+        let mut pending = vec![canonical];
+        while let Some(value) = pending.pop() {
+            match value {
+                Value::Object(map) => {
+                    if let Some(range) = map
+                        .get("format")
+                        .and_then(Value::as_str)
+                        .and_then(NumberRange::of)
+                    {
+                        ranges.push(range);
+                    }
+                    pending.extend(map.values());
+                }
+                Value::Array(items) => pending.extend(items),
+                _ => {}
+            }
+        }
+        TypeRanges(ranges)
+    }
+
+    /// Whether every range holds every number of `shape`.
+    pub(crate) fn hold(&self, shape: &Shape) -> bool {
+        self.0.iter().all(|range| {
+            shape
+                .integers
+                .is_none_or(|(low, high)| range.holds_integer(low) && range.holds_integer(high))
+                && shape
+                    .floats
+                    .is_none_or(|(low, high)| range.holds_float(low) && range.holds_float(high))
+        })
     }
 }
 

@@ -45,22 +45,6 @@ pub(crate) fn scan(bytes: &[u8]) -> Scan {
     }
 }
 
-/// The nesting depth of a parsed value (iterative: a hostile value must not overflow the stack).
-pub(crate) fn depth_of(value: &Value) -> usize {
-    let mut deepest = 0;
-    let mut stack = vec![(value, 0usize)];
-    while let Some((value, depth)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Value>> = match value {
-            Value::Array(items) => Box::new(items.iter()),
-            Value::Object(map) => Box::new(map.values()),
-            _ => continue,
-        };
-        deepest = deepest.max(depth + 1);
-        stack.extend(children.map(|child| (child, depth + 1)));
-    }
-    deepest
-}
-
 /// How long `value` is as compact JSON text: what the byte limit counts when the arguments
 /// arrive parsed (MCP's `tools/call`), as it counts the text when they arrive as text. Call it
 /// only on a value within the depth limit, as serialising recurses.
@@ -288,7 +272,6 @@ pub(crate) fn has_null(value: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn scan_skips_strings() {
@@ -297,12 +280,6 @@ mod tests {
         assert!(!s.has_null);
         assert!(scan(br#"{"a": null}"#).has_null);
         assert!(scan(br#"{"a": "\"", "b": null}"#).has_null);
-    }
-
-    #[test]
-    fn depth_of_values() {
-        assert_eq!(depth_of(&json!(1)), 0);
-        assert_eq!(depth_of(&json!({"a": [1, {"b": []}]})), 4);
     }
 }
 

@@ -157,8 +157,19 @@ impl Envelope {
     /// Reads `chunk`, the next bytes of the line.
     pub(super) fn feed(&mut self, chunk: &[u8]) {
         self.bytes += chunk.len();
-        for &byte in chunk {
+        let mut rest = chunk;
+        while let Some((&byte, after)) = rest.split_first() {
             self.byte(byte);
+            rest = after;
+            // Inside a string that is neither a key nor captured (the arguments' text, nearly
+            // all of a line), only `"` and `\` change anything: skip to the next one.
+            if self.in_string && !self.escaped && !self.reading_key && self.capturing.is_none() {
+                let skip = rest
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\')
+                    .unwrap_or(rest.len());
+                rest = &rest[skip..];
+            }
         }
     }
 
