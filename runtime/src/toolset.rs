@@ -13,7 +13,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::arguments::{
-    self, Arguments, Leniency, Limits, Shape, TypeRanges, deserialize_problem, limit_problems,
+    self, Arguments, Leniency, Limits, Shape, Track, Tracked, TypeRanges, deserialize_problem,
+    limit_problems,
 };
 use crate::context::{CallContext, ContextError};
 use crate::output::{ReturnValue, ToolOutput};
@@ -447,21 +448,8 @@ impl ToolSet {
             let shape = Shape::of(&Value::Null);
             return self.prepare_value(entry, checks, Value::Null, shape, context);
         }
-        // The fast path: straight from the text into the tool's argument type, when that alone
-        // enforces the schema and nothing needs rewriting first. When it fails, the value path
-        // below says why in the schema's words (or accepts what serde alone refuses, `3.0` for
-        // an integer).
-        let lenient = config.leniency.double_encoded || config.leniency.stringly_typed;
-        if !checks.validate_first
-            && !checks.has_f32
-            && !scan.has_null
-            && !lenient
-            && trimmed.first() == Some(&b'{')
-        {
-            if let Some(invocation) = entry.tool.start_from_slice(trimmed, context.clone()) {
-                return Ok(invocation);
-            }
-        }
+        // Text is parsed into a value, from which the arguments are deserialised as on the value
+        // path: one deserialiser per tool, not one for text and one for values.
         let value = arguments::parse_unique(trimmed).map_err(|p| vec![p])?;
         let shape = Shape::of(&value);
         self.prepare_value(entry, checks, value, shape, context)
@@ -726,9 +714,6 @@ impl ToolSetBuilder {
 trait DynTool: Send + Sync + 'static {
     fn definition(&self) -> &'static ToolDefinition;
     fn type_name(&self) -> &'static str;
-    /// Deserialises the arguments from JSON text and starts the call; `None` when they do not
-    /// deserialise, which the value path then explains.
-    fn start_from_slice(&self, bytes: &[u8], context: CallContext) -> Option<Invocation<'_>>;
     /// Deserialises the arguments from a value and starts the call.
     fn start_from_value(
         &self,
@@ -746,24 +731,22 @@ impl<T: Tool> DynTool for T {
         Tool::type_name(self)
     }
 
-    fn start_from_slice(&self, bytes: &[u8], context: CallContext) -> Option<Invocation<'_>> {
-        let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-        let args = T::Args::deserialize(&mut deserializer).ok()?;
-        deserializer.end().ok()?;
-        Some(invoke(self, args, context))
-    }
-
     fn start_from_value(
         &self,
         value: &Value,
         context: CallContext,
     ) -> Result<Invocation<'_>, ArgumentProblem> {
-        match T::Args::deserialize(value) {
+        // Both reads are one instantiation of the arguments' `Deserialize`; the second, which
+        // keeps the path, runs only to say where the first failed.
+        match T::Args::deserialize(Tracked::new(value, None)) {
             Ok(args) => Ok(invoke(self, args, context)),
-            Err(_) => match serde_path_to_error::deserialize::<_, T::Args>(value) {
-                Err(error) => Err(deserialize_problem(error.path(), error.inner())),
-                Ok(_) => Err(unreachable_problem()),
-            },
+            Err(_) => {
+                let track = Track::default();
+                match T::Args::deserialize(Tracked::new(value, Some(&track))) {
+                    Err(error) => Err(deserialize_problem(track.pointer(), &error)),
+                    Ok(_) => Err(unreachable_problem()),
+                }
+            }
         }
     }
 }

@@ -3,13 +3,15 @@
 //! with its JSON Pointer. One idea per module: the text before any schema (`text`), what a
 //! parsed value holds (`shape`), rewriting the parsed value along the shown schema (`rewrite`),
 //! the ranges of the Rust number types (`ranges`), what to validate and with what (`validate`),
-//! and the problems in the model's words (`problems`).
+//! the problems in the model's words (`problems`), and deserialising with the path kept when an
+//! error needs it (`tracked`).
 
 mod problems;
 mod ranges;
 mod rewrite;
 mod shape;
 mod text;
+mod tracked;
 mod validate;
 
 use std::borrow::Cow;
@@ -21,6 +23,7 @@ pub(crate) use ranges::*;
 pub(crate) use rewrite::*;
 pub(crate) use shape::*;
 pub(crate) use text::*;
+pub(crate) use tracked::*;
 pub(crate) use validate::*;
 
 /// Arguments as a model or program gives them.

@@ -196,12 +196,8 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
     }
 }
 
-/// A deserialisation error as a problem, with the path serde_path_to_error found.
-pub(crate) fn deserialize_problem(
-    path: &serde_path_to_error::Path,
-    error: &serde_json::Error,
-) -> ArgumentProblem {
-    let pointer = path_to_pointer(path);
+/// A deserialisation error as a problem at `pointer`.
+pub(crate) fn deserialize_problem(pointer: String, error: &serde_json::Error) -> ArgumentProblem {
     let text = error.to_string();
     // serde_json appends " at line 1 column 12", which says nothing in a one-line argument object.
     let text = text.split(" at line ").next().unwrap_or(&text);
@@ -211,7 +207,8 @@ pub(crate) fn deserialize_problem(
     }
 }
 
-fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
+/// The JSON Pointer of a path serde_path_to_error found.
+pub(crate) fn path_to_pointer(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
     let mut pointer = String::new();
     for segment in path.iter() {

@@ -1,4 +1,4 @@
-//! The arguments as text, before any schema: one scan for depth and `null`s, limits, parsing
+//! The arguments as text, before any schema: one scan for depth, limits, parsing
 //! with duplicate keys refused, and disposing of deep values without recursion.
 
 use serde_json::{Map, Value};
@@ -7,19 +7,17 @@ use crate::ArgumentProblem;
 use crate::describe_value::shorten;
 
 use super::Limits;
-use super::problems::deserialize_problem;
+use super::problems::{deserialize_problem, path_to_pointer};
 
 /// What one pass over JSON text tells without parsing it.
 pub(crate) struct Scan {
     /// The deepest nesting of `[` and `{`.
     pub depth: usize,
-    /// Whether a `null` literal appears outside strings.
-    pub has_null: bool,
 }
 
 /// One linear pass over the bytes, skipping strings. Malformed text is left to the parser.
 pub(crate) fn scan(bytes: &[u8]) -> Scan {
-    let (mut depth, mut max_depth, mut has_null) = (0usize, 0usize, false);
+    let (mut depth, mut max_depth) = (0usize, 0usize);
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -34,15 +32,11 @@ pub(crate) fn scan(bytes: &[u8]) -> Scan {
                 max_depth = max_depth.max(depth);
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
-            b'n' => has_null = true,
             _ => {}
         }
         i += 1;
     }
-    Scan {
-        depth: max_depth,
-        has_null,
-    }
+    Scan { depth: max_depth }
 }
 
 /// How long `value` is as compact JSON text: what the byte limit counts when the arguments
@@ -112,7 +106,7 @@ pub(crate) fn read_unique(bytes: &[u8]) -> Result<Value, Unreadable> {
             let mut deserializer = serde_json::Deserializer::from_slice(bytes);
             Err(Unreadable::Duplicate(
                 match serde_path_to_error::deserialize::<_, UniqueValue>(&mut deserializer) {
-                    Err(error) => deserialize_problem(error.path(), error.inner()),
+                    Err(error) => deserialize_problem(path_to_pointer(error.path()), error.inner()),
                     Ok(_) => ArgumentProblem {
                         pointer: String::new(),
                         message: "the arguments could not be read consistently; send them again"
@@ -277,9 +271,7 @@ mod tests {
     fn scan_skips_strings() {
         let s = scan(br#"{"a": "[[[null", "b": [[1]]}"#);
         assert_eq!(s.depth, 3);
-        assert!(!s.has_null);
-        assert!(scan(br#"{"a": null}"#).has_null);
-        assert!(scan(br#"{"a": "\"", "b": null}"#).has_null);
+        assert_eq!(scan(br#"{"a": "\"[", "b": null}"#).depth, 1);
     }
 }
 
