@@ -35,6 +35,7 @@ use serde_json::Value;
 
 use crate::names::NameMap;
 use crate::report::{ChangeKind, Place};
+use crate::schema::get_key;
 use crate::targets::{Rendering, StrictBudget, StrictLimit, has_strict_mode, past_strict_limit};
 use crate::tool::ToolAnnotations;
 use crate::{Profile, RecursionPolicy, Target, ToolDefinition};
@@ -282,21 +283,21 @@ pub fn convert(
     options: &ConvertOptions,
 ) -> Result<Conversion, ConvertError> {
     let tools = read_tools(input)?;
+    let (warnings, repeated) = duplicate_names(tools);
     let mut conversion = Conversion {
         target,
         tools: Vec::with_capacity(tools.len()),
         rejected: Vec::new(),
         names: NameMap::default(),
-        warnings: duplicate_names(tools),
+        warnings,
     };
-    let mut seen = std::collections::HashSet::new();
     // The strict tools of one request share Anthropic's limits; the tools past one, per limit.
     let mut budget = StrictBudget::default();
     let mut past_limits: Vec<(StrictLimit, String)> = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
         // Calls are routed by name: two tools of one name could not both be reached.
         let outcome = match tool_name(tool) {
-            Some(name) if !seen.insert(name) => Err(vec![format!(
+            Some(name) if repeated[index] => Err(vec![format!(
                 "another tool before it is named `{name}` too; tool names must be distinct"
             )]),
             _ => convert_one(tool, target, options, &mut conversion.names, &mut budget),
@@ -357,30 +358,40 @@ pub fn convert(
 }
 
 fn tool_name(tool: &Value) -> Option<&str> {
-    tool.get("name").and_then(Value::as_str)
+    get_key(tool.as_object()?, "name").and_then(Value::as_str)
 }
 
-/// One warning per name that several tools share.
-fn duplicate_names(tools: &[Value]) -> Vec<Warning> {
-    let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut order = Vec::new();
+/// One warning per name that several tools share, and for each tool whether a tool before it
+/// has its name. One hashed pass over the names tells both; a list of positions is kept only for
+/// a name that comes again (rarely).
+fn duplicate_names(tools: &[Value]) -> (Vec<Warning>, Vec<bool>) {
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(tools.len());
+    let mut repeated = vec![false; tools.len()];
+    let mut shared: Vec<(&str, Vec<usize>)> = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
-        if let Some(name) = tool_name(tool) {
-            let indexes = seen.entry(name).or_default();
-            if indexes.is_empty() {
-                order.push(name);
-            }
-            indexes.push(index);
+        let Some(name) = tool_name(tool) else {
+            continue;
+        };
+        let earliest = *first.entry(name).or_insert(index);
+        if earliest == index {
+            continue;
+        }
+        repeated[index] = true;
+        match shared.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, indexes)) => indexes.push(index),
+            None => shared.push((name, vec![earliest, index])),
         }
     }
-    order
+    // In the order the names first appear.
+    shared.sort_by_key(|(_, indexes)| indexes[0]);
+    let warnings = shared
         .into_iter()
-        .filter(|name| seen[name].len() > 1)
-        .map(|name| Warning::DuplicateName {
+        .map(|(name, indexes)| Warning::DuplicateName {
             name: name.to_owned(),
-            indexes: seen[name].clone(),
+            indexes,
         })
-        .collect()
+        .collect();
+    (warnings, repeated)
 }
 
 /// One tool: checked, made canonical, rendered under a name the target accepts, strict while
@@ -440,7 +451,7 @@ pub fn definition_of(
         return Err(vec!["is not a JSON object".to_owned()]);
     };
     let mut reasons = Vec::new();
-    let name = match object.get("name") {
+    let name = match get_key(object, "name") {
         Some(Value::String(name)) if Target::Mcp.accepts_name(name) => Some(name.clone()),
         Some(Value::String(name)) => {
             reasons.push(format!(
@@ -458,15 +469,14 @@ pub fn definition_of(
             None
         }
     };
-    let input_schema = match object.get("inputSchema") {
-        Some(schema @ Value::Object(map)) => match map.get("type") {
+    let input_schema = match get_key(object, "inputSchema") {
+        Some(schema @ Value::Object(map)) => match get_key(map, "type") {
             Some(Value::String(t)) if t == "object" => Some(schema.clone()),
             // No `type`: an object root said by its properties, or by combinators of objects,
             // or a `$ref` to one; rendering decides, and says so when it cannot.
-            None if map.contains_key("properties")
-                || ["anyOf", "oneOf", "allOf", "$ref"]
-                    .iter()
-                    .any(|k| map.contains_key(*k)) =>
+            None if ["properties", "anyOf", "oneOf", "allOf", "$ref"]
+                .iter()
+                .any(|k| get_key(map, k).is_some()) =>
             {
                 Some(schema.clone())
             }
@@ -491,7 +501,7 @@ pub fn definition_of(
     if let Some(schema) = &input_schema {
         reasons.extend(invalid_schema("inputSchema", schema));
     }
-    let output_schema = object.get("outputSchema").filter(|o| o.is_object());
+    let output_schema = get_key(object, "outputSchema").filter(|o| o.is_object());
     if let Some(schema) = output_schema {
         reasons.extend(invalid_schema("outputSchema", schema));
     }
@@ -502,20 +512,20 @@ pub fn definition_of(
         .input_schema(schema_from(input_schema))
         .strict(options.strict != Strictness::Off)
         .recursion(RecursionPolicy::Describe)
-        .annotations(annotations_of(object.get("annotations")));
-    if let Some(description) = object.get("description").and_then(Value::as_str) {
+        .annotations(annotations_of(get_key(object, "annotations")));
+    if let Some(description) = get_key(object, "description").and_then(Value::as_str) {
         builder = builder.description(description.to_owned());
     }
-    if let Some(title) = object.get("title").and_then(Value::as_str) {
+    if let Some(title) = get_key(object, "title").and_then(Value::as_str) {
         builder = builder.title(title.to_owned());
     }
     if let Some(output) = output_schema {
         builder = builder.output_schema(Some(schema_from(output.clone())));
     }
-    if let Some(icons) = object.get("icons") {
+    if let Some(icons) = get_key(object, "icons") {
         builder = builder.icons(icons.clone());
     }
-    if let Some(Value::Object(meta)) = object.get("_meta") {
+    if let Some(Value::Object(meta)) = get_key(object, "_meta") {
         builder = builder.meta(meta.clone());
     }
     for (key, value) in object {
@@ -559,10 +569,11 @@ fn schema_from(value: Value) -> schemars::Schema {
 }
 
 fn annotations_of(value: Option<&Value>) -> ToolAnnotations {
-    let hint = |key: &str| value.and_then(|v| v.get(key)).and_then(Value::as_bool);
+    let value = value.and_then(Value::as_object);
+    let hint = |key: &str| value.and_then(|v| get_key(v, key)).and_then(Value::as_bool);
     ToolAnnotations {
         title: value
-            .and_then(|v| v.get("title"))
+            .and_then(|v| get_key(v, "title"))
             .and_then(Value::as_str)
             .map(|t| t.to_owned().into()),
         read_only_hint: hint("readOnlyHint"),

@@ -154,11 +154,15 @@ pub(crate) fn has_format(schema: &Value, name: &str) -> bool {
     let mut pending = vec![schema];
     while let Some(node) = pending.pop() {
         match node {
+            // Each object's few keys compared, rather than `format` hashed for every object:
+            // this runs on every schema converted.
             Value::Object(map) => {
-                if map.get("format").and_then(Value::as_str) == Some(name) {
-                    return true;
+                for (key, value) in map {
+                    if key == "format" && value.as_str() == Some(name) {
+                        return true;
+                    }
+                    pending.push(value);
                 }
-                pending.extend(map.values());
             }
             Value::Array(items) => pending.extend(items),
             _ => {}

@@ -14,13 +14,16 @@
 //! the meta-schemas leave to implementations (a `pattern` that is not a regular expression, a
 //! `$ref` to nothing).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::Value;
 
-use super::loose_lists::RepairLooseLists;
+use super::loose_lists::{RepairLooseLists, has_loose_lists};
+use super::node::get;
+use super::plainly_valid::plainly_valid;
 use super::upgrade::UpgradeDialect;
 use super::walk::for_each_subschema;
 
@@ -52,7 +55,7 @@ impl Dialect {
     /// The dialect a root schema declares in `$schema` (2020-12 when it declares none), or why
     /// it cannot be told.
     pub(crate) fn declared(root: &Value) -> Result<Dialect, String> {
-        let uri = match root.get("$schema") {
+        let uri = match root.as_object().and_then(|root| get(root, "$schema")) {
             None => return Ok(Dialect::Draft202012),
             Some(Value::String(uri)) => uri,
             Some(other) => {
@@ -106,37 +109,50 @@ pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
         Ok(dialect) => dialect,
         Err(why) => return vec![("/$schema".to_owned(), why)],
     };
-    let Ok(mut repaired) = Schema::try_from(schema.clone()) else {
+    // A plainly valid 2020-12 schema (nearly every one) also has no loose list to repair (its
+    // lists are unique), no older draft to upgrade, and none of the keywords that need
+    // compiling: there is nothing more to look at.
+    if dialect == Dialect::Draft202012 && plainly_valid(schema) {
+        return Vec::new();
+    }
+    let Ok(sent) = <&Schema>::try_from(schema) else {
         return vec![(String::new(), "not a JSON object or boolean".to_owned())];
     };
-    RepairLooseLists::default().transform(&mut repaired);
-    let repaired = repaired.to_value();
+    // Repairing and upgrading work on a copy, made only when one of them has something to do:
+    // nearly every schema writes its lists tightly and declares no older draft, and copying
+    // a schema (then dropping the copy) cost more than the rest of this check.
+    let mut repaired = Cow::Borrowed(sent);
+    if has_loose_lists(sent) {
+        RepairLooseLists::default().transform(repaired.to_mut());
+    }
     let validator = dialect.meta_validator();
-    let mut problems: Vec<Fault> = Vec::new();
     // Collecting errors costs several times what a yes or no does, and nearly every schema is
-    // valid.
-    let valid = validator.is_valid(&repaired);
-    for error in validator.iter_errors(&repaired).filter(|_| !valid) {
-        let pointer = error.instance_path().as_str().to_owned();
-        let what = explain(&repaired, &pointer, &error.to_string());
-        let problem = (pointer, what);
-        if !problems.contains(&problem) {
-            problems.push(problem);
+    // valid: they are collected only for one that is not. A repaired schema may be plainly
+    // valid, which costs far less to tell than the meta-schema does.
+    let plain = dialect == Dialect::Draft202012 && plainly_valid(repaired.as_value());
+    if !plain && !validator.is_valid(repaired.as_value()) {
+        let mut problems: Vec<Fault> = Vec::new();
+        for error in validator.iter_errors(repaired.as_value()) {
+            let pointer = error.instance_path().as_str().to_owned();
+            let what = explain(repaired.as_value(), &pointer, &error.to_string());
+            let problem = (pointer, what);
+            if !problems.contains(&problem) {
+                problems.push(problem);
+            }
+        }
+        if !problems.is_empty() {
+            return problems;
         }
     }
-    if !problems.is_empty() {
-        return problems;
+    if dialect != Dialect::Draft202012 {
+        UpgradeDialect::new(dialect).transform(repaired.to_mut());
     }
-    let Ok(mut upgraded) = Schema::try_from(repaired) else {
-        return Vec::new();
-    };
-    UpgradeDialect::new(dialect).transform(&mut upgraded);
-    if !needs_compiling(&upgraded) {
+    if !needs_compiling(&repaired) {
         return Vec::new();
     }
     if let Err(error) = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
-        .build(upgraded.as_value())
+        .build(repaired.as_value())
     {
         return vec![(error.schema_path().as_str().to_owned(), error.to_string())];
     }

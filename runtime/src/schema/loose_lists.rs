@@ -11,7 +11,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
-use super::walk::{recording, transform_subschemas_tracked};
+use super::walk::{for_each_subschema, recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Makes a `required` that is one string a list of it, and drops repeated entries from
@@ -70,6 +70,32 @@ fn repair(node: &mut Map<String, Value>, rec: &mut Recorder) {
 
 /// Removes the later copies of repeated values, keeping the first of each in place; returns the
 /// values removed, as written in text (strings without quotes).
+/// Whether [`RepairLooseLists`] has anything to repair in `schema`: a read-only look, so that
+/// the schemas written tightly (nearly all) are neither copied to be repaired nor walked with a
+/// recorder. It finds exactly what `repair` changes.
+pub(crate) fn has_loose_lists(schema: &Schema) -> bool {
+    let here = schema.as_object().is_some_and(|node| {
+        node.iter().any(|(key, value)| match (key.as_str(), value) {
+            ("required", Value::String(_)) => true,
+            ("required" | "type", Value::Array(values)) => has_repeats(values),
+            _ => false,
+        })
+    });
+    let mut below = false;
+    if !here {
+        for_each_subschema(schema, |_, sub| below = below || has_loose_lists(sub));
+    }
+    here || below
+}
+
+/// Whether [`drop_repeats`] would drop anything.
+fn has_repeats(values: &[Value]) -> bool {
+    values
+        .iter()
+        .enumerate()
+        .any(|(i, value)| values[..i].contains(value))
+}
+
 fn drop_repeats(values: &mut Vec<Value>) -> Vec<String> {
     let mut removed = Vec::new();
     let mut i = 0;
@@ -120,6 +146,25 @@ mod tests {
         assert_eq!(at[2].0, "/properties/a");
         assert_eq!(at[3].0, "/properties/b");
         assert!(at[3].1.contains("not valid JSON Schema"), "{at:?}");
+    }
+
+    #[test]
+    fn loose_lists_are_found_where_the_repair_would_change_something() {
+        for loose in [
+            json_schema!({"properties": {"a": {"type": ["string", "null", "string"]}}}),
+            json_schema!({"items": {"required": "x"}}),
+            json_schema!({"anyOf": [{"required": ["a", "b", "a"]}]}),
+        ] {
+            assert!(has_loose_lists(&loose), "{loose:?}");
+        }
+        for tight in [
+            json_schema!({"type": ["string", "null"], "required": ["a", "b"],
+                          "properties": {"r": {"required": true}}}),
+            json_schema!({"enum": [["a", "a"]], "default": {"required": "x"}}),
+            json_schema!(true),
+        ] {
+            assert!(!has_loose_lists(&tight), "{tight:?}");
+        }
     }
 
     #[test]

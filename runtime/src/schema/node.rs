@@ -6,8 +6,40 @@
 
 use serde_json::{Map, Value};
 
+/// How many keys a node may have for [`get`] to compare them one by one rather than look `key`
+/// up by its hash.
+const SCANNED: usize = 8;
+
+/// The value of `key` in a node. A schema node has a handful of keys, and comparing them costs
+/// far less than hashing `key` (serde_json's ordered map hashes every lookup with SipHash), which
+/// every transform would otherwise pay several times on every node; a larger map (a `properties`
+/// of many names) is looked up by hash. Keys are unique, so both find the same entry.
+pub(crate) fn get<'a>(node: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if node.len() > SCANNED {
+        return node.get(key);
+    }
+    node.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// [`get`], mutably.
+pub(crate) fn get_mut<'a>(node: &'a mut Map<String, Value>, key: &str) -> Option<&'a mut Value> {
+    if node.len() > SCANNED {
+        return node.get_mut(key);
+    }
+    node.iter_mut().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+/// Whether a node has `key` (see [`get`]).
+pub(crate) fn has(node: &Map<String, Value>, key: &str) -> bool {
+    get(node, key).is_some()
+}
+
 /// Removes `key`, keeping the order of the other keys.
 pub(crate) fn take(node: &mut Map<String, Value>, key: &str) -> Option<Value> {
+    // Most keys asked for are not there: looking costs less than the hashed removal.
+    if !has(node, key) {
+        return None;
+    }
     node.shift_remove(key)
 }
 
@@ -30,7 +62,7 @@ pub(crate) fn rename(node: &mut Map<String, Value>, from: &str, to: &str) -> boo
 /// Inserts `key` right after `after` (or at the end when `after` is missing); an existing `key`
 /// is moved there.
 pub(crate) fn insert_after(node: &mut Map<String, Value>, after: &str, key: &str, value: Value) {
-    node.shift_remove(key);
+    take(node, key);
     match node.keys().position(|k| k == after) {
         Some(index) => {
             node.shift_insert(index + 1, key.to_owned(), value);
@@ -44,7 +76,7 @@ pub(crate) fn insert_after(node: &mut Map<String, Value>, after: &str, key: &str
 /// The type names of a node's `type` keyword: one for a string, the string members of an array,
 /// none when it is missing or odd.
 pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
-    match node.get("type") {
+    match get(node, "type") {
         Some(Value::String(t)) => vec![t.as_str()],
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -53,12 +85,18 @@ pub(crate) fn type_names(node: &Map<String, Value>) -> Vec<&str> {
 
 /// Whether the node's `type` names `ty` (alone or in an array).
 pub(crate) fn has_type(node: &Map<String, Value>, ty: &str) -> bool {
-    type_names(node).contains(&ty)
+    // What `type_names(node).contains(&ty)` says, without collecting the names: this runs
+    // several times on every node of every rendering.
+    match get(node, "type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t.as_str() == Some(ty)),
+        _ => false,
+    }
 }
 
 /// Whether the node describes objects: its `type` names `object`, or it declares `properties`.
 pub(crate) fn is_object_node(node: &Map<String, Value>) -> bool {
-    has_type(node, "object") || node.get("properties").is_some_and(Value::is_object)
+    has_type(node, "object") || get(node, "properties").is_some_and(Value::is_object)
 }
 
 /// The JSON Schema type name of a JSON value (`integer` for whole numbers).
@@ -76,7 +114,7 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
 
 /// The names of a node's `properties`, in declaration order.
 pub(crate) fn property_names(node: &Map<String, Value>) -> Vec<String> {
-    node.get("properties")
+    get(node, "properties")
         .and_then(Value::as_object)
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default()
@@ -84,7 +122,7 @@ pub(crate) fn property_names(node: &Map<String, Value>) -> Vec<String> {
 
 /// The string members of a node's `required`.
 pub(crate) fn required_names(node: &Map<String, Value>) -> Vec<String> {
-    node.get("required")
+    get(node, "required")
         .and_then(Value::as_array)
         .map(|r| {
             r.iter()
@@ -105,23 +143,22 @@ pub(crate) fn accepts_null(value: &Value) -> bool {
         _ => return false,
     };
     if has_type(node, "null")
-        || node.get("const") == Some(&Value::Null)
-        || node
-            .get("enum")
+        || get(node, "const") == Some(&Value::Null)
+        || get(node, "enum")
             .and_then(Value::as_array)
             .is_some_and(|e| e.contains(&Value::Null))
     {
         return true;
     }
     let branch_accepts = |key: &str| {
-        node.get(key)
+        get(node, key)
             .and_then(Value::as_array)
             .is_some_and(|bs| bs.iter().any(accepts_null))
     };
     if branch_accepts("anyOf") || branch_accepts("oneOf") {
         return true;
     }
-    !CONSTRAINING.iter().any(|k| node.contains_key(*k))
+    !node.keys().any(|k| CONSTRAINING.contains(&k.as_str()))
 }
 
 /// Keywords that say nothing about which values are accepted: they describe (`description`,

@@ -10,7 +10,7 @@ use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, map_sentence};
-use super::node::{insert_after, take};
+use super::node::{get, has, insert_after, take};
 use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
@@ -56,10 +56,10 @@ recording!(CloseObjects);
 
 /// Closes the node if it should be; whether it did.
 fn close(node: &mut Map<String, Value>) -> bool {
-    let declares = node.get("properties").is_some_and(Value::is_object);
+    let declares = get(node, "properties").is_some_and(Value::is_object);
     if !declares
-        || node.contains_key("additionalProperties")
-        || COMPOSED.iter().any(|k| node.contains_key(*k))
+        || has(node, "additionalProperties")
+        || node.keys().any(|k| COMPOSED.contains(&k.as_str()))
     {
         return false;
     }

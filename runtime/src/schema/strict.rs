@@ -8,7 +8,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
-use super::node::{accepts_null, insert_after, property_names, required_names, take};
+use super::node::{accepts_null, get, get_mut, has, insert_after, take};
 use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
@@ -37,39 +37,47 @@ impl Transform for StrictRequiredNullable {
 recording!(StrictRequiredNullable);
 
 fn require_all(node: &mut Map<String, Value>, rec: &mut Recorder) {
-    let names = property_names(node);
-    if !node.get("properties").is_some_and(Value::is_object) {
+    if !get(node, "properties").is_some_and(Value::is_object) {
         return;
     }
-    let required = required_names(node);
-    if let Some(Value::Object(properties)) = node.get_mut("properties") {
-        for name in names.iter().filter(|n| !required.contains(n)) {
-            if let Some(property) = properties.get_mut(name) {
+    // The names `required` lists move into the new list rather than being copied.
+    let mut listed = match get_mut(node, "required") {
+        Some(Value::Array(names)) => std::mem::take(names),
+        _ => Vec::new(),
+    };
+    let Some(Value::Object(properties)) = get_mut(node, "properties") else {
+        return;
+    };
+    // Declaration order (each property not yet listed made nullable), then any names `required`
+    // listed that are not properties.
+    let mut all = Vec::with_capacity(properties.len());
+    for (name, property) in properties.iter_mut() {
+        match listed.iter_mut().find(|n| n.as_str() == Some(name)) {
+            Some(listed_name) => all.push(listed_name.take()),
+            None => {
                 let nullable = make_nullable(property);
                 rec.record(ChangeKind::MadeRequired {
                     property: name.clone(),
                     nullable,
                 });
+                all.push(Value::from(name.clone()));
             }
         }
     }
-    // Declaration order, then any names `required` listed that are not properties.
-    let mut all: Vec<Value> = names.iter().cloned().map(Value::from).collect();
-    all.extend(
-        required
-            .into_iter()
-            .filter(|r| !names.contains(r))
-            .map(Value::from),
-    );
-    if node.contains_key("required") {
-        node.insert("required".into(), Value::Array(all));
-    } else {
-        let after = if node.contains_key("additionalProperties") {
-            "additionalProperties"
-        } else {
-            "properties"
-        };
-        insert_after(node, after, "required", Value::Array(all));
+    all.extend(listed.into_iter().filter(|n| {
+        n.as_str()
+            .is_some_and(|n| !properties.keys().any(|name| name == n))
+    }));
+    match get_mut(node, "required") {
+        Some(required) => *required = Value::Array(all),
+        None => {
+            let after = if has(node, "additionalProperties") {
+                "additionalProperties"
+            } else {
+                "properties"
+            };
+            insert_after(node, after, "required", Value::Array(all));
+        }
     }
 }
 
@@ -87,20 +95,21 @@ fn make_nullable(schema: &mut Value) -> bool {
             return true;
         }
     };
-    let composed = COMPOSED.iter().any(|k| node.contains_key(*k));
+    let composed = node.keys().any(|k| COMPOSED.contains(&k.as_str()));
     if !composed && add_null_type(node) {
-        if let Some(Value::Array(values)) = node.get_mut("enum") {
+        if let Some(Value::Array(values)) = get_mut(node, "enum") {
             values.push(Value::Null);
         }
         return true;
     }
-    let only_any_of = node.contains_key("anyOf")
-        && ![
-            "type", "enum", "const", "oneOf", "allOf", "$ref", "not", "if",
-        ]
-        .iter()
-        .any(|k| node.contains_key(*k));
-    if let (true, Some(Value::Array(branches))) = (only_any_of, node.get_mut("anyOf")) {
+    let only_any_of = has(node, "anyOf")
+        && !node.keys().any(|k| {
+            [
+                "type", "enum", "const", "oneOf", "allOf", "$ref", "not", "if",
+            ]
+            .contains(&k.as_str())
+        });
+    if let (true, Some(Value::Array(branches))) = (only_any_of, get_mut(node, "anyOf")) {
         branches.push(json!({"type": "null"}));
         return true;
     }
@@ -110,10 +119,10 @@ fn make_nullable(schema: &mut Value) -> bool {
 
 /// Adds `null` to a string or array `type`; `false` when there is no usable `type`.
 fn add_null_type(node: &mut Map<String, Value>) -> bool {
-    match node.get_mut("type") {
-        Some(Value::String(ty)) => {
-            let ty = std::mem::take(ty);
-            node.insert("type".into(), json!([ty, "null"]));
+    match get_mut(node, "type") {
+        Some(ty @ Value::String(_)) => {
+            // Built directly: `json!` would serialise the value to copy it.
+            *ty = Value::Array(vec![ty.take(), Value::from("null")]);
             true
         }
         Some(Value::Array(types)) => {

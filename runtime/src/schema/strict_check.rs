@@ -9,8 +9,8 @@
 use schemars::Schema;
 use serde_json::{Map, Value};
 
-use super::node::{has_type, is_object_node, property_names, required_names};
-use super::walk::{Loc, for_each_subschema};
+use super::node::{get, has, has_type, is_object_node, property_names, required_names};
+use super::walk::{Loc, for_each_subschema, reserve_pointer};
 
 /// Keywords strict mode refuses (the transforms before the check describe the rest away).
 const REFUSED: &[&str] = &[
@@ -58,7 +58,7 @@ pub(crate) fn strict_blockers(schema: &Schema) -> Vec<Problem> {
 
 fn check_all(schema: &Schema, require_all: bool) -> Vec<Problem> {
     let mut walk = StrictWalk::default();
-    if schema.get("anyOf").is_some() {
+    if schema.as_object().is_some_and(|root| has(root, "anyOf")) {
         walk.problem("an `anyOf` cannot be the root in strict mode");
     }
     let mut too_deep = false;
@@ -96,6 +96,7 @@ impl StrictWalk {
     /// takes `true`, nor `false` other than a closed object's `additionalProperties`), and every
     /// object node with `check`, given how many object schemas enclose it (itself included).
     pub fn run(&mut self, schema: &Schema, check: &mut NodeCheck<'_>) {
+        reserve_pointer(&mut self.pointer);
         self.visit(schema, None, 0, check);
     }
 
@@ -145,16 +146,16 @@ pub(super) fn shared_rules(walk: &mut StrictWalk, node: &Map<String, Value>, typ
     }
     // OpenAI refuses any keyword beside a `$ref`, a description included ("$ref cannot
     // have keywords {'description'}"); Anthropic's SDK keeps nothing beside one either.
-    if node.contains_key("$ref") && node.len() > 1 {
+    if has(node, "$ref") && node.len() > 1 {
         walk.problem("a `$ref` with keywords beside it cannot be strict");
     }
     // OpenAI refuses it outright ("array schema missing items"); `RepairShapes` gives every
     // array `items` before OpenAI's check runs, so this holds what a later transform might undo.
-    if has_type(node, "array") && !node.contains_key("items") {
+    if has_type(node, "array") && !has(node, "items") {
         walk.problem("an array without `items` cannot be strict (its items could be any value)");
     }
     if is_object_node(node) {
-        match node.get("additionalProperties") {
+        match get(node, "additionalProperties") {
             Some(Value::Bool(false)) => {}
             Some(Value::Object(_)) => {
                 walk.problem("an open map (`additionalProperties` is a schema) cannot be strict");
@@ -167,8 +168,11 @@ pub(super) fn shared_rules(walk: &mut StrictWalk, node: &Map<String, Value>, typ
 /// OpenAI's rules for one node: the shared ones, its refused keywords, and (when
 /// `require_all`) every property required.
 fn check_node(walk: &mut StrictWalk, node: &Map<String, Value>, require_all: bool) {
-    for keyword in REFUSED.iter().filter(|k| node.contains_key(**k)) {
-        walk.problem(&format!("`{keyword}` is not supported in strict mode"));
+    // Nearly every node has none of them: one look at its keys says so.
+    if has_any(node, REFUSED) {
+        for keyword in REFUSED.iter().filter(|k| has(node, k)) {
+            walk.problem(&format!("`{keyword}` is not supported in strict mode"));
+        }
     }
     shared_rules(walk, node, TYPING);
     if !require_all || !is_object_node(node) {

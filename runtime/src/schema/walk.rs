@@ -104,6 +104,14 @@ fn push_segment(pointer: &mut String, segment: &str) {
     }
 }
 
+/// Gives a walk's pointer room for the depths schemas have, once: grown a segment at a time, it
+/// would be copied several times over in every walk.
+pub(crate) fn reserve_pointer(pointer: &mut String) {
+    if pointer.capacity() == 0 {
+        pointer.reserve(64);
+    }
+}
+
 /// Calls `f` on every direct subschema of `schema` (in key order), with its location. Values
 /// that are not schemas (numbers, strings, arrays of names) are skipped.
 pub(crate) fn for_each_subschema_mut(schema: &mut Schema, mut f: impl FnMut(Loc<'_>, &mut Schema)) {
@@ -231,6 +239,7 @@ pub(crate) use recording;
 /// 2020-12 (and draft-07's `definitions`, `dependencies`, `additionalItems`, array `items`),
 /// keeping the pointer of `t`'s recorder in step.
 pub(crate) fn transform_subschemas_tracked<T: Recording + ?Sized>(t: &mut T, schema: &mut Schema) {
+    reserve_pointer(&mut t.recorder().pointer);
     for_each_subschema_mut(schema, |loc, sub| {
         let len = t.recorder().pointer.len();
         loc.push_to(&mut t.recorder().pointer);

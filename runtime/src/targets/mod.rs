@@ -106,14 +106,15 @@ impl TargetTool {
                 put(map, key, value);
             }
         }
-        let mut out = JsonObject::new();
+        // Sized for the most fields a wire tool has here: growing a map rehashes its keys.
+        let mut out = JsonObject::with_capacity(5);
         match self {
             // MCP carries annotations and output schemas: its derived form is the reference.
             TargetTool::Mcp(tool) => {
                 return serde_json::to_value(tool).unwrap_or(Value::Null);
             }
             TargetTool::ChatCompletions(tool) => {
-                let mut function = JsonObject::new();
+                let mut function = JsonObject::with_capacity(4);
                 put(&mut function, "name", tool.function.name);
                 put_opt(&mut function, "description", tool.function.description);
                 put(
