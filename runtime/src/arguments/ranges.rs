@@ -180,3 +180,55 @@ impl std::fmt::Display for NumberRange {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// What the shortcut says must agree with the walk: when every range holds the extremes,
+    /// the walk finds nothing.
+    #[test]
+    fn the_ranges_hold_only_what_the_walk_accepts() {
+        let canonical = json!({
+            "type": "object",
+            "properties": {
+                "small": {"type": "integer", "format": "uint8", "minimum": 0},
+                "big": {"type": "integer", "format": "int64"},
+                "ratio": {"type": "number", "format": "float"},
+                "plain": {"type": "number"},
+            },
+        });
+        let ranges = TypeRanges::of(&canonical);
+        for (data, holds) in [
+            (
+                json!({"small": 3, "big": 200, "ratio": 0.5, "plain": 7}),
+                true,
+            ),
+            // Conservative: `-7` is fine for `plain`, but outside `uint8`, so the walk decides.
+            (json!({"plain": -7}), false),
+            (json!({"plain": 255}), true),
+            (json!({"plain": 256}), false),
+            (json!({"plain": -1}), false),
+            (json!({"plain": 2.5}), true),
+            (json!({"plain": 255.5}), false),
+            (json!({"big": 1e300}), false),
+            (json!({"small": 256}), false),
+        ] {
+            let shape = Shape::of(&data);
+            assert_eq!(ranges.hold(&shape), holds, "{data}");
+            if holds {
+                assert!(range_problems(&data, &canonical).is_empty(), "{data}");
+            }
+        }
+        // Out of the narrowest range, the walk decides: `256` for `small` is refused, for
+        // `plain` (no format) it is not.
+        assert_eq!(range_problems(&json!({"small": 256}), &canonical).len(), 1);
+        assert!(range_problems(&json!({"plain": 256}), &canonical).is_empty());
+        // A schema that names no ranged type holds everything.
+        let free =
+            TypeRanges::of(&json!({"type": "object", "properties": {"n": {"type": "number"}}}));
+        assert!(free.hold(&Shape::of(&json!({"n": -1e308}))));
+    }
+}
