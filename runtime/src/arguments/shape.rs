@@ -37,7 +37,9 @@ fn widen<T: PartialOrd + Copy>(span: &mut Option<(T, T)>, x: T) {
 const LONGEST_NUMBER: usize = 24;
 
 impl Shape {
-    /// One walk over `value`, iterative (a hostile value must not overflow the stack).
+    /// One walk over `value`, iterative (a hostile value must not overflow the stack). Only
+    /// nested arrays and objects wait on a stack, so flat arguments (nearly every call)
+    /// allocate nothing.
     pub(crate) fn of(value: &Value) -> Shape {
         let mut shape = Shape {
             depth: 0,
@@ -46,37 +48,47 @@ impl Shape {
             integers: None,
             floats: None,
         };
-        let mut pending = vec![(value, 0usize)];
-        while let Some((value, depth)) = pending.pop() {
-            shape.len_bound = shape.len_bound.saturating_add(match value {
-                Value::Null => 4,
-                Value::Bool(_) => 5,
-                Value::Number(number) => {
-                    shape.note(number);
-                    LONGEST_NUMBER
+        let mut pending = Vec::new();
+        let mut next = shape.visit(value, 0).then_some((value, 1));
+        while let Some((container, depth)) = next.take().or_else(|| pending.pop()) {
+            let children: &mut dyn Iterator<Item = &Value> = match container {
+                Value::Array(items) => &mut items.iter(),
+                Value::Object(map) => &mut map.values(),
+                _ => &mut std::iter::empty(),
+            };
+            for child in children {
+                if shape.visit(child, depth) {
+                    pending.push((child, depth + 1));
                 }
-                Value::String(text) => string_bound(text),
-                // Brackets, and a comma after each item.
-                Value::Array(items) => 2 + items.len(),
-                // Braces, and a colon and comma after each key.
-                Value::Object(map) => {
-                    2 + map.keys().map(|key| string_bound(key) + 2).sum::<usize>()
-                }
-            });
-            match value {
-                Value::Null => shape.has_null = true,
-                Value::Array(items) => {
-                    shape.depth = shape.depth.max(depth + 1);
-                    pending.extend(items.iter().map(|item| (item, depth + 1)));
-                }
-                Value::Object(map) => {
-                    shape.depth = shape.depth.max(depth + 1);
-                    pending.extend(map.values().map(|item| (item, depth + 1)));
-                }
-                _ => {}
             }
         }
         shape
+    }
+
+    /// Notes `value`, met at `depth`; whether it is an array or object, whose children are
+    /// to be visited next.
+    fn visit(&mut self, value: &Value, depth: usize) -> bool {
+        self.len_bound = self.len_bound.saturating_add(match value {
+            Value::Null => {
+                self.has_null = true;
+                4
+            }
+            Value::Bool(_) => 5,
+            Value::Number(number) => {
+                self.note(number);
+                LONGEST_NUMBER
+            }
+            Value::String(text) => string_bound(text),
+            // Brackets, and a comma after each item.
+            Value::Array(items) => 2 + items.len(),
+            // Braces, and a colon and comma after each key.
+            Value::Object(map) => 2 + map.keys().map(|key| string_bound(key) + 2).sum::<usize>(),
+        });
+        let container = matches!(value, Value::Array(_) | Value::Object(_));
+        if container {
+            self.depth = self.depth.max(depth + 1);
+        }
+        container
     }
 
     fn note(&mut self, number: &Number) {
