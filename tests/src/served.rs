@@ -37,17 +37,21 @@ impl Served {
         std::thread::spawn(move || {
             let mut found = Some(found);
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                // Into the log before the URL is handed over: a test that reads the log as soon
+                // as it has the URL must find the line that gave it.
+                {
+                    let mut log = kept
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    log.push_str(&line);
+                    log.push('\n');
+                }
                 if let Some(at) = line.find("http://") {
                     let url: String = line[at..].split_whitespace().next().unwrap_or("").into();
                     if let Some(found) = found.take() {
                         let _ = found.send(url);
                     }
                 }
-                let mut log = kept
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner);
-                log.push_str(&line);
-                log.push('\n');
             }
         });
         let mut served = Served {
