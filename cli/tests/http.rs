@@ -223,42 +223,24 @@ fn headers_are_sent_with_every_request() {
         "{line}"
     );
     // A header HTTP cannot carry, or one the MCP client sets itself: usage errors.
-    let output = tooldef(
-        &[
-            "list",
-            "--to",
-            "chat",
-            "--url",
-            server.url(),
-            "--header",
-            "no colon",
-        ],
-        &[],
-    );
-    assert_eq!(status(&output), 2);
-    assert!(
-        stderr(&output).contains("give it as `Name: value`"),
-        "{}",
-        stderr(&output)
-    );
-    let output = tooldef(
-        &[
-            "list",
-            "--to",
-            "chat",
-            "--url",
-            server.url(),
-            "--header",
-            "Mcp-Session-Id: x",
-        ],
-        &[],
-    );
-    assert_eq!(status(&output), 2);
-    assert!(
-        stderr(&output).contains("set by the MCP client itself"),
-        "{}",
-        stderr(&output)
-    );
+    let refused = |header: &str, why: &str| {
+        let output = tooldef(
+            &[
+                "list",
+                "--to",
+                "chat",
+                "--url",
+                server.url(),
+                "--header",
+                header,
+            ],
+            &[],
+        );
+        assert_eq!(status(&output), 2);
+        assert!(stderr(&output).contains(why), "{}", stderr(&output));
+    };
+    refused("no colon", "give it as `Name: value`");
+    refused("Mcp-Session-Id: x", "set by the MCP client itself");
 }
 
 /// A TCP server on a free port, answering each connection with `answer` after reading the

@@ -24,11 +24,13 @@ fn args(value: Value) -> serde_json::Map<String, Value> {
     }
 }
 
-fn error_code(error: &ServiceError) -> Option<ErrorCode> {
-    match error {
+/// That `error` is the MCP error `code`.
+fn assert_code(error: &ServiceError, code: ErrorCode) {
+    let got = match error {
         ServiceError::McpError(data) => Some(data.code),
         _ => None,
-    }
+    };
+    assert_eq!(got, Some(code), "{error:?}");
 }
 
 #[tokio::test]
@@ -73,20 +75,12 @@ async fn prompts_resources_and_tools_are_served_together() {
         )
         .await
         .unwrap_err();
-    assert_eq!(
-        error_code(&error),
-        Some(ErrorCode::INVALID_PARAMS),
-        "{error:?}"
-    );
+    assert_code(&error, ErrorCode::INVALID_PARAMS);
     let error = client
         .get_prompt(GetPromptRequestParams::new("plan_a_heist"))
         .await
         .unwrap_err();
-    assert_eq!(
-        error_code(&error),
-        Some(ErrorCode::INVALID_PARAMS),
-        "{error:?}"
-    );
+    assert_code(&error, ErrorCode::INVALID_PARAMS);
 
     // Resources: listed, read, and an unknown URI refused.
     let resources = client.list_all_resources().await.unwrap();
@@ -111,11 +105,7 @@ async fn prompts_resources_and_tools_are_served_together() {
         .read_resource(ReadResourceRequestParams::new("guide://atlantis"))
         .await
         .unwrap_err();
-    assert_eq!(
-        error_code(&error),
-        Some(ErrorCode::RESOURCE_NOT_FOUND),
-        "{error:?}"
-    );
+    assert_code(&error, ErrorCode::RESOURCE_NOT_FOUND);
 
     // Tools: tooldef's, listed and called through the same connection.
     let tools = client.list_all_tools().await.unwrap();
@@ -140,10 +130,6 @@ async fn prompts_resources_and_tools_are_served_together() {
         .call_tool(CallToolRequestParams::new("get_wether"))
         .await
         .unwrap_err();
-    assert_eq!(
-        error_code(&error),
-        Some(ErrorCode::INVALID_PARAMS),
-        "{error:?}"
-    );
+    assert_code(&error, ErrorCode::INVALID_PARAMS);
     client.cancel().await.unwrap();
 }

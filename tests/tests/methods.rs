@@ -202,13 +202,18 @@ fn names(tools: &ToolSet) -> Vec<&str> {
     tools.definitions().map(|d| d.name()).collect()
 }
 
+/// The tool set of `value`'s methods, with `reader` as the reader in its state.
+fn tools_of(value: Arc<Library>, reader: &str) -> ToolSet {
+    value
+        .toolset()
+        .state(Reader(reader.to_owned()))
+        .build()
+        .unwrap()
+}
+
 #[test]
 fn the_block_lists_its_tool_methods_in_order() {
-    let tools = library()
-        .toolset()
-        .state(Reader("Ada".to_owned()))
-        .build()
-        .unwrap();
+    let tools = tools_of(library(), "Ada");
     assert_eq!(
         names(&tools),
         [
@@ -296,11 +301,7 @@ fn a_method_renders_as_the_same_function_does() {
 #[tokio::test]
 async fn calls_run_the_method_on_the_value() {
     let value = library();
-    let tools = Arc::clone(&value)
-        .toolset()
-        .state(Reader("Ada".to_owned()))
-        .build()
-        .unwrap();
+    let tools = tools_of(Arc::clone(&value), "Ada");
     let output = tools.call("search", r#"{"query": "Rust"}"#).await.unwrap();
     let found = output.structured.clone().unwrap();
     assert_eq!(found["searches"], 1);
@@ -331,11 +332,7 @@ async fn calls_run_the_method_on_the_value() {
 #[tokio::test]
 async fn concurrent_calls_share_the_value() {
     let value = library();
-    let tools = Arc::clone(&value)
-        .toolset()
-        .state(Reader("Ada".to_owned()))
-        .build()
-        .unwrap();
+    let tools = tools_of(Arc::clone(&value), "Ada");
     let calls = (0..64).map(|i| {
         let tools = tools.clone();
         tokio::spawn(async move {
@@ -382,11 +379,7 @@ async fn concurrent_calls_share_the_value() {
 
 #[tokio::test]
 async fn context_parameters_are_filled_from_the_call() {
-    let tools = library()
-        .toolset()
-        .state(Reader("Grace".to_owned()))
-        .build()
-        .unwrap();
+    let tools = tools_of(library(), "Grace");
     let lent = tools
         .call_with(
             "borrow_book",
@@ -534,11 +527,7 @@ fn arguments(value: Value) -> serde_json::Map<String, Value> {
 #[tokio::test]
 async fn served_over_mcp_and_called_by_rmcps_client() {
     let value = library();
-    let tools = Arc::clone(&value)
-        .toolset()
-        .state(Reader("Linus".to_owned()))
-        .build()
-        .unwrap();
+    let tools = tools_of(Arc::clone(&value), "Linus");
     let client = in_process(McpServer::new(tools.clone())).await;
 
     let listed = client.list_all_tools().await.unwrap();
