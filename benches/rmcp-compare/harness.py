@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """tooldef against rmcp's own macros, side by side in one run (issue 15). Start it with run.sh.
 
-Generates the same tools as a tooldef crate and as an rmcp crate (generate.py), then measures,
-alternating tooldef and rmcp so that drift in the machine's speed falls on both alike:
+Generates the same tools as a tooldef crate, as an rmcp crate, and as an rmcp crate that also
+validates every call's arguments with jsonschema as tooldef does (generate.py), then measures,
+rotating the order of the three so that drift in the machine's speed falls on all alike:
 
   build    the crate built from scratch (dependencies built: `cargo clean --profile dev -p CRATE` then
            `cargo build`, dev profile), and rebuilt after touching src/main.rs: CPU time
@@ -36,7 +37,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 CORPUS = os.path.join(REPO, "tests", "fixtures", "corpus", "github-mcp-server.tools.json")
-SIDES = ("tools_tooldef", "tools_rmcp")
+SIDES = ("tools_tooldef", "tools_rmcp", "tools_rmcp_validated")
+
+
+def rotation(i):
+    """The sides in the order of round i: each side goes first, second and third in turn."""
+    k = i % len(SIDES)
+    return SIDES[k:] + SIDES[:k]
 
 
 def log(message):
@@ -159,8 +166,7 @@ def measure_builds(env, crates, repeats, results, warnings):
         cpu = {side: [] for side in SIDES}
         wall = {side: [] for side in SIDES}
         for i in range(repeats):
-            # tooldef first on even rounds, rmcp first on odd ones.
-            for side in (SIDES if i % 2 == 0 else SIDES[::-1]):
+            for side in rotation(i):
                 c, w = build_once(env, crates, side, kind, warnings)
                 cpu[side].append(round(c, 3))
                 wall[side].append(round(w, 3))
@@ -202,9 +208,9 @@ def measure_calls(env, scratch, counts, tools, rounds, results):
         run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(scratch, "crates", side))
     totals = {side: [[], []] for side in SIDES}
     for r in range(rounds):
-        # Alternating: tooldef N1, rmcp N1, rmcp N2, tooldef N2; the other way round in odd rounds.
-        first, second = SIDES if r % 2 == 0 else SIDES[::-1]
-        for side, k in ((first, 0), (second, 0), (second, 1), (first, 1)):
+        # Every side at N1 in the round's order, then every side at N2 in the reverse order.
+        order = rotation(r)
+        for side, k in [(side, 0) for side in order] + [(side, 1) for side in order[::-1]]:
             count = counts[k]
             out = os.path.join(cg_dir, f"{side}.{count}.{r}.out")
             log(f"callgrind {r + 1}/{rounds}: {side}, {count} tools/call")
@@ -236,6 +242,8 @@ def measure_conversion(env, scratch, passes, python, results):
                                           python, os.path.join(HERE, "naive_driver.py"), CORPUS, "pipeline", str(n)],
         "tooldef_floor": lambda n, out: ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                                          binary, CORPUS, "floor", str(n)],
+        "tooldef_memory": lambda n, out: ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+                                          binary, CORPUS, "memory", str(n)],
         "naive_convert_only": lambda n, out: ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                                               python, os.path.join(HERE, "naive_driver.py"), CORPUS, "convert", str(n)],
         "naive_floor": lambda n, out: ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
@@ -274,33 +282,39 @@ def table(results, c):
     if "scratch_cpu_s" in results:
         for kind, what in (("scratch", "crate built from scratch (`cargo clean --profile dev -p`, `cargo build`), CPU"),
                            ("touch", "rebuild after touching `main.rs` (dev), CPU")):
-            t, r = (statistics.median(results[f"{kind}_cpu_s"][s]) for s in SIDES)
-            rows.append((f"{what}, median of {repeats}", fmt_s(t), fmt_s(r), t / r))
+            t, r, v = (statistics.median(results[f"{kind}_cpu_s"][s]) for s in SIDES)
+            rows.append((f"{what}, median of {repeats}", fmt_s(t), fmt_s(r), t / r, fmt_s(v), t / v))
     if "binary_bytes" in results:
-        t, r = (results["binary_bytes"][s]["stripped"] for s in SIDES)
-        rows.append(("release binary, stripped", fmt_mb(t), fmt_mb(r), t / r))
+        t, r, v = (results["binary_bytes"][s]["stripped"] for s in SIDES)
+        rows.append(("release binary, stripped", fmt_mb(t), fmt_mb(r), t / r, fmt_mb(v), t / v))
     if "call_instructions" in results:
-        t, r = (results["call_instructions"][s]["per_call"] for s in SIDES)
+        t, r, v = (results["call_instructions"][s]["per_call"] for s in SIDES)
         rows.append((f"instructions per MCP `tools/call` over stdio (rmcp: router in a field), "
                      f"median of {c['call_rounds']} runs",
-                     fmt_k(t), fmt_k(r), t / r))
+                     fmt_k(t), fmt_k(r), t / r, fmt_k(v), t / v))
     if "convert_instructions" in results:
         ci = results["convert_instructions"]
         n = results["convert_tools"]
         rows.append((f"converting github-mcp-server's {n} tools for Chat, instructions per tool: "
                      "parse + convert + serialise, both sides (right: naive_converter.py, CPython)",
                      fmt_k(ci["tooldef_pipeline"]["per_tool"]), fmt_k(ci["naive_pipeline"]["per_tool"]),
-                     ci["tooldef_pipeline"]["per_tool"] / ci["naive_pipeline"]["per_tool"]))
+                     ci["tooldef_pipeline"]["per_tool"] / ci["naive_pipeline"]["per_tool"], None, None))
         rows.append(("the same, right: the naive converter alone on the loaded list (its own driver's "
                      "measure; left unchanged: tooldef's parse + convert + serialise)",
                      fmt_k(ci["tooldef_pipeline"]["per_tool"]), fmt_k(ci["naive_convert_only"]["per_tool"]),
-                     ci["tooldef_pipeline"]["per_tool"] / ci["naive_convert_only"]["per_tool"]))
+                     ci["tooldef_pipeline"]["per_tool"] / ci["naive_convert_only"]["per_tool"], None, None))
         rows.append(("floor, per tool: the corpus parsed and serialised, nothing converted (serde_json; "
                      "CPython's json)",
                      fmt_k(ci["tooldef_floor"]["per_tool"]), fmt_k(ci["naive_floor"]["per_tool"]),
-                     ci["tooldef_floor"]["per_tool"] / ci["naive_floor"]["per_tool"]))
-    lines = ["| | tooldef | rmcp macros / naive converter | tooldef ÷ other |", "|---|---|---|---|"]
-    lines += [f"| {what} | {t} | {r} | **{ratio:.2f}×** |" for what, t, r, ratio in rows]
+                     ci["tooldef_floor"]["per_tool"] / ci["naive_floor"]["per_tool"], None, None))
+        rows.append(("converting in memory, instructions per tool: the corpus parsed once, then only the "
+                     "conversion (right: the naive converter alone on the loaded list)",
+                     fmt_k(ci["tooldef_memory"]["per_tool"]), fmt_k(ci["naive_convert_only"]["per_tool"]),
+                     ci["tooldef_memory"]["per_tool"] / ci["naive_convert_only"]["per_tool"], None, None))
+    lines = ["| | tooldef | rmcp macros / naive converter | tooldef ÷ other "
+             "| rmcp macros + jsonschema validation | tooldef ÷ that |", "|---|---|---|---|---|---|"]
+    lines += [f"| {what} | {t} | {r} | **{ratio:.2f}×** | {v or '—'} | "
+              f"{f'**{vratio:.2f}×**' if vratio else '—'} |" for what, t, r, ratio, v, vratio in rows]
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
 //! One process, `n` passes over the github-mcp-server corpus, for `valgrind --tool=callgrind`:
-//! `prof_convert floor|convert <n>`. Instructions per pass = (total(6) - total(1)) / 5, which
+//! `prof_convert floor|convert|memory <n>` (`memory`: the corpus parsed once, then only the
+//! conversion, its result dropped unserialised: what the naive converter's own driver measures). Instructions per pass = (total(6) - total(1)) / 5, which
 //! leaves out the process's start. `docs/BENCHMARKS.md` has the figures.
 use std::hint::black_box;
 
@@ -18,6 +19,15 @@ fn main() {
     let passes: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
     let bytes = std::fs::read(CORPUS).unwrap_or_else(|err| panic!("{CORPUS}: {err}"));
     let options = ConvertOptions::default();
+    if mode == "memory" {
+        let value: Value = serde_json::from_slice(&bytes).expect("the corpus is JSON");
+        for _ in 0..passes {
+            let converted = convert(black_box(&value), Target::ChatCompletions, &options)
+                .expect("the corpus converts");
+            black_box(converted);
+        }
+        return;
+    }
     for _ in 0..passes {
         let value: Value = serde_json::from_slice(black_box(&bytes)).expect("the corpus is JSON");
         let out = match mode.as_str() {
