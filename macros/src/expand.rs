@@ -500,10 +500,13 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
         (None, Some(doc)) => doc.clone(),
         (None, None) => String::new(),
     };
-    let title = tool.attrs.title.as_ref().map(|t| {
-        let t = &t.value;
-        quote!(.title(#t))
-    });
+    let title = match tool.attrs.title.as_ref() {
+        Some(t) => {
+            let t = &t.value;
+            quote!(::std::option::Option::Some(#t))
+        }
+        None => quote!(::std::option::Option::None),
+    };
     let read_only = option_bool(tool.attrs.read_only);
     let destructive = option_bool(tool.attrs.destructive);
     let idempotent = option_bool(tool.attrs.idempotent);
@@ -557,24 +560,25 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
             fn definition(&self) -> &'static #krate::ToolDefinition {
                 static DEFINITION: ::std::sync::OnceLock<#krate::ToolDefinition> =
                     ::std::sync::OnceLock::new();
-                DEFINITION.get_or_init(|| {
-                    #[allow(unused_imports)]
-                    use #krate::__private::output::{NoOutputSchema as _, PlainOutputSchema as _, ResultOutputSchema as _};
-                    #krate::ToolDefinition::builder(#name)
-                        #title
-                        .description(#description)
-                        .input_schema(#krate::__private::input_schema::<#args_ty>())
-                        .output_schema((&&&#krate::__private::output::Probe::<#output_ty>::new()).output_schema())
-                        .annotations(#krate::ToolAnnotations {
-                            read_only_hint: #read_only,
-                            destructive_hint: #destructive,
-                            idempotent_hint: #idempotent,
-                            open_world_hint: #open_world,
-                            ..::core::default::Default::default()
-                        })
-                        .strict(#strict)
-                        .build()
-                })
+                #krate::__private::definition(
+                    &DEFINITION,
+                    &#krate::__private::DefinitionParts {
+                        name: #name,
+                        title: #title,
+                        description: #description,
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                        strict: #strict,
+                    },
+                    #krate::__private::input_schema::<#args_ty>,
+                    || {
+                        #[allow(unused_imports)]
+                        use #krate::__private::output::{NoOutputSchema as _, PlainOutputSchema as _, ResultOutputSchema as _};
+                        (&&&#krate::__private::output::Probe::<#output_ty>::new()).output_schema()
+                    },
+                )
             }
 
             fn output(

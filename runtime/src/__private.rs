@@ -21,6 +21,57 @@ pub fn input_schema<T: JsonSchema>() -> Schema {
         .into_root_schema_for::<T>()
 }
 
+/// What `#[tool]` knows of a tool's definition when it expands: everything but the schemas.
+#[derive(Debug)]
+pub struct DefinitionParts {
+    /// The wire name.
+    pub name: &'static str,
+    /// `#[tool(title = "…")]`.
+    pub title: Option<&'static str>,
+    /// The doc comment or `#[tool(description = "…")]`.
+    pub description: &'static str,
+    /// `#[tool(read_only)]` and the other hints.
+    pub read_only: Option<bool>,
+    /// `#[tool(destructive)]`.
+    pub destructive: Option<bool>,
+    /// `#[tool(idempotent)]`.
+    pub idempotent: Option<bool>,
+    /// `#[tool(open_world)]`.
+    pub open_world: Option<bool>,
+    /// `#[tool(strict = false)]` turns it off.
+    pub strict: bool,
+}
+
+/// A tool's definition, made once in `cell`. One function for every tool, not generated per
+/// tool: a builder chain written out in each tool's `definition()` was 3.5 kB of debug code a
+/// tool, and the `OnceLock` initialisation was instantiated again for each tool's closure.
+pub fn definition(
+    cell: &'static std::sync::OnceLock<crate::ToolDefinition>,
+    parts: &DefinitionParts,
+    input_schema: fn() -> Schema,
+    output_schema: fn() -> Option<Schema>,
+) -> &'static crate::ToolDefinition {
+    cell.get_or_init(|| {
+        let mut builder = crate::ToolDefinition::builder(parts.name);
+        if let Some(title) = parts.title {
+            builder = builder.title(title);
+        }
+        builder
+            .description(parts.description)
+            .input_schema(input_schema())
+            .output_schema(output_schema())
+            .annotations(crate::ToolAnnotations {
+                read_only_hint: parts.read_only,
+                destructive_hint: parts.destructive,
+                idempotent_hint: parts.idempotent,
+                open_world_hint: parts.open_world,
+                ..Default::default()
+            })
+            .strict(parts.strict)
+            .build()
+    })
+}
+
 /// A `#[schemars(transform)]` for generated argument structs: their doc comment is for rustdoc,
 /// while the model reads the tool's own description.
 pub fn remove_root_description(schema: &mut Schema) {
