@@ -189,6 +189,11 @@ pub struct GatewayArgs {
     /// `tool_choice: "none"`.
     #[arg(long, value_name = "N")]
     pub max_rounds: Option<u32>,
+    /// The most injected tool calls per client request [default: no bound]; once used up, the
+    /// next round is the last. A request may lower either bound with
+    /// `"tooldef": {"max_rounds": N, "max_tool_calls": N}`.
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<u32>,
     /// How long a tool call may take, in seconds [default: 60].
     #[arg(long, value_name = "SECONDS")]
     pub tool_timeout: Option<u64>,

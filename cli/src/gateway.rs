@@ -74,6 +74,9 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
     if let Some(rounds) = args.max_rounds {
         config.max_rounds = rounds;
     }
+    if let Some(calls) = args.max_tool_calls {
+        config.max_tool_calls = Some(calls);
+    }
     if let Some(timeout) = args.tool_timeout {
         config.tool_timeout_secs = timeout;
     }

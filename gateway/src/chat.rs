@@ -15,7 +15,9 @@ use tooldef::calls::{ChatCallAccumulator, ToolCall, chat_tool_calls, chat_tool_m
 
 use crate::body::Outgoing;
 use crate::catalog::execute;
-use crate::conversation::{Texts, add_usage, conflicts_header, forces_a_call, request_object};
+use crate::conversation::{
+    Budget, Texts, add_usage, conflicts_header, forces_a_call, request_object,
+};
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
 use crate::sse::{Gone, Writer, events};
@@ -33,6 +35,8 @@ pub async fn complete(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Res
 
 async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Response, Response> {
     let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
+    let budget = Budget::of_request(&inner.config, &mut request, false)
+        .map_err(IntoResponse::into_response)?;
     if let Some(Value::Array(messages)) = request.get_mut("messages") {
         reinsert(&inner, messages);
     }
@@ -87,6 +91,7 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         injection,
         headers: upstream_headers,
         forced: forces_a_call(request.get("tool_choice")),
+        budget,
         request,
         messages,
         earlier: Vec::new(),
@@ -152,6 +157,8 @@ struct Rounds {
     headers: HeaderMap,
     /// Whether the client's `tool_choice` forces a call (sent in the first round only).
     forced: bool,
+    /// The request's bounds, and the calls run so far.
+    budget: Budget,
     /// The request without its messages.
     request: Map<String, Value>,
     /// The client's messages.
@@ -173,7 +180,7 @@ struct Turn {
 impl Rounds {
     /// The request of round `round` (from 1).
     fn body(&self, round: u32) -> Outgoing<'_> {
-        let tool_choice = if round == self.inner.config.max_rounds {
+        let tool_choice = if self.budget.bound_at(round).is_some() {
             // The last round: the model must answer rather than leave a call dangling.
             Some("none")
         } else if round > 1 && self.forced {
@@ -214,18 +221,25 @@ impl Rounds {
     /// Runs a turn's injected calls. `Some` when the turn also called the client's tools: it is
     /// kept for the client's follow-up, and the client's calls end the rounds.
     async fn execute(&mut self, turn: Turn) -> Option<Vec<Value>> {
+        let allowed = self.budget.take(turn.injected.len());
         let outcomes = execute(
             &self.inner.sources,
             self.injection.injected(),
-            &turn.injected,
+            &turn.injected[..allowed],
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )
         .await;
+        let not_run = self.budget.not_run();
         let results: Vec<Value> = turn
             .injected
             .iter()
-            .zip(outcomes)
-            .map(|(call, outcome)| chat_tool_message(&call.id, &outcome.text()))
+            .zip(
+                outcomes
+                    .iter()
+                    .map(|outcome| outcome.text())
+                    .chain(std::iter::repeat_with(|| not_run.clone())),
+            )
+            .map(|(call, text)| chat_tool_message(&call.id, &text))
             .collect();
         if turn.client.is_empty() {
             self.earlier.push(turn.assistant);
@@ -256,7 +270,6 @@ impl Rounds {
         let mut texts = Texts::default();
         let mut usage = Value::Null;
         let mut first: Option<(Value, Value)> = None;
-        let max = self.inner.config.max_rounds;
         let mut round = 0;
         loop {
             round += 1;
@@ -301,7 +314,8 @@ impl Rounds {
                 .cloned()
                 .unwrap_or_default();
             let turn = self.turn(content, calls, &raw);
-            let client_calls = if turn.injected.is_empty() || round >= max {
+            let last = self.budget.bound_at(round);
+            let client_calls = if turn.injected.is_empty() || last.is_some() {
                 if !turn.injected.is_empty() {
                     tracing::warn!(
                         round,
@@ -350,6 +364,13 @@ impl Rounds {
                 HeaderName::from_static("x-tooldef-rounds"),
                 HeaderValue::from(round),
             );
+            if let Some(bound) = last {
+                // Chat Completions has no status for an answer cut short; the header says it.
+                headers.insert(
+                    HeaderName::from_static("x-tooldef-incomplete"),
+                    HeaderValue::from_static(bound.as_str()),
+                );
+            }
             return Ok(response);
         }
     }
@@ -438,7 +459,6 @@ impl ChatStream {
         first: reqwest::Response,
         writer: &Writer,
     ) -> Result<(), Gone> {
-        let max = rounds.inner.config.max_rounds;
         let mut answer = first;
         let mut round = 1;
         loop {
@@ -589,7 +609,14 @@ impl ChatStream {
                 .collect();
             let turn = rounds.turn((!text.is_empty()).then_some(text.as_str()), calls, &raw);
             let has_client_calls = !turn.client.is_empty();
-            if turn.injected.is_empty() || round >= max {
+            let last = rounds.budget.bound_at(round);
+            if turn.injected.is_empty() || last.is_some() {
+                if let Some(bound) = last {
+                    // A stream's headers are gone by now, and a chunk has no place for it.
+                    writer
+                        .comment(&format!("tooldef: incomplete ({})", bound.as_str()))
+                        .await?;
+                }
                 return self.finish(writer, has_client_calls, finish, round).await;
             }
             writer

@@ -26,6 +26,11 @@ pub struct Config {
     /// with `tool_choice: "none"`, so the model answers rather than leaving a call dangling.
     #[serde(default = "default_max_rounds")]
     pub max_rounds: u32,
+    /// The most injected tool calls one client request may run, over all its rounds; no bound
+    /// when absent. Once they are used up, the next round is the last (`tool_choice: "none"`),
+    /// and calls beyond the bound in one turn are answered "not run" without running.
+    #[serde(default)]
+    pub max_tool_calls: Option<u32>,
     /// How long a tool call may take, in seconds, unless its server says otherwise.
     #[serde(default = "default_tool_timeout")]
     pub tool_timeout_secs: u64,
@@ -176,6 +181,7 @@ impl Config {
             upstream: upstream.into(),
             mode: Mode::default(),
             max_rounds: default_max_rounds(),
+            max_tool_calls: None,
             tool_timeout_secs: default_tool_timeout(),
             separator: default_separator(),
             key_env: None,
@@ -203,6 +209,11 @@ impl Config {
         if self.max_rounds == 0 {
             return Err(ConfigError::Invalid(
                 "`max_rounds` must be at least 1".to_owned(),
+            ));
+        }
+        if self.max_tool_calls == Some(0) {
+            return Err(ConfigError::Invalid(
+                "`max_tool_calls` must be at least 1 (leave it out for no bound)".to_owned(),
             ));
         }
         for (name, server) in &self.servers {

@@ -156,6 +156,13 @@ impl GatewayBuilder {
         self
     }
 
+    /// The most injected tool calls one client request may run (no bound by default).
+    #[must_use]
+    pub fn max_tool_calls(mut self, calls: u32) -> Self {
+        self.config.max_tool_calls = Some(calls);
+        self
+    }
+
     /// How long a tool call may take unless its server says otherwise.
     #[must_use]
     pub fn tool_timeout(mut self, timeout: Duration) -> Self {

@@ -12,11 +12,15 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 use tooldef::Target;
-use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
+use tooldef::calls::{
+    ToolCall, responses_function_output, responses_output_item, responses_tool_calls,
+};
 
 use crate::body::Outgoing;
 use crate::catalog::execute;
-use crate::conversation::{add_usage, conflicts_header, forces_a_call, request_object};
+use crate::conversation::{
+    Bound, Budget, add_usage, conflicts_header, forces_a_call, request_object,
+};
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
 use crate::sse::{Gone, Writer, events};
@@ -48,6 +52,8 @@ fn input_items(input: Option<Value>) -> Result<Vec<Value>, ApiError> {
 
 async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Response, Response> {
     let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
+    let budget = Budget::of_request(&inner.config, &mut request, true)
+        .map_err(IntoResponse::into_response)?;
     reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
     let injection = inner
         .inject(Target::Responses, &request)
@@ -79,6 +85,7 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         injection,
         headers: upstream_headers,
         forced: forces_a_call(request.get("tool_choice")),
+        budget,
         request,
         input,
         added: Vec::new(),
@@ -160,6 +167,8 @@ struct Rounds {
     injection: Injection,
     headers: HeaderMap,
     forced: bool,
+    /// The request's bounds, and the calls run so far.
+    budget: Budget,
     /// The request without its input.
     request: Map<String, Value>,
     /// The client's input.
@@ -172,7 +181,7 @@ struct Rounds {
 
 impl Rounds {
     fn body(&self, round: u32) -> Outgoing<'_> {
-        let tool_choice = if round == self.inner.config.max_rounds {
+        let tool_choice = if self.budget.bound_at(round).is_some() {
             // The last round: the model must answer rather than leave a call dangling.
             Some("none")
         } else if round > 1 && self.forced {
@@ -221,18 +230,21 @@ impl Rounds {
         let (injected, client): (Vec<ToolCall>, Vec<ToolCall>) = calls
             .into_iter()
             .partition(|call| self.injection.is_injected(&call.name));
+        let allowed = self.budget.take(injected.len());
         let outcomes = execute(
             &self.inner.sources,
             self.injection.injected(),
-            &injected,
+            &injected[..allowed],
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )
         .await;
+        let not_run = self.budget.not_run();
         let outputs: Vec<Value> = injected
             .iter()
-            .zip(outcomes)
-            .map(|(call, outcome)| {
-                responses_function_output(call, &outcome.output, outcome.is_error)
+            .enumerate()
+            .map(|(i, call)| match outcomes.get(i) {
+                Some(outcome) => responses_function_output(call, &outcome.output, outcome.is_error),
+                None => responses_output_item(&call.id, &not_run),
             })
             .collect();
         self.added.extend(output.iter().cloned());
@@ -286,6 +298,7 @@ impl Rounds {
         first: &(Value, Value),
         visible: Vec<Value>,
         usage: Value,
+        bound: Option<Bound>,
     ) -> Value {
         self.show_client_tools(&mut last);
         last["id"] = first.0.clone();
@@ -294,6 +307,12 @@ impl Rounds {
         if !usage.is_null() {
             last["usage"] = usage;
         }
+        if let Some(bound) = bound {
+            // The last round answered because a bound left it no other choice: the work the
+            // model wanted to do is not done, as OpenAI says of a response cut short.
+            last["status"] = json!("incomplete");
+            last["incomplete_details"] = json!({"reason": bound.as_str()});
+        }
         last
     }
 
@@ -301,7 +320,6 @@ impl Rounds {
         mut self,
         conflicts: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Response, Response> {
-        let max = self.inner.config.max_rounds;
         let mut usage = Value::Null;
         let mut first: Option<(Value, Value)> = None;
         let mut visible = Vec::new();
@@ -357,7 +375,8 @@ impl Rounds {
                 .any(|call| self.injection.is_injected(&call.name));
             let id = response["id"].as_str().unwrap_or_default().to_owned();
             let first_id = first.0.as_str().unwrap_or_default().to_owned();
-            if any_injected && round < max {
+            let last = self.budget.bound_at(round);
+            if any_injected && last.is_none() {
                 if self.execute(&id, &first_id, &output, calls).await.is_none() {
                     continue;
                 }
@@ -371,7 +390,7 @@ impl Rounds {
                 self.remember(&first_id, &id);
             }
             tracing::info!(rounds = round, "response");
-            let answer = self.answer(response, &first, visible, usage);
+            let answer = self.answer(response, &first, visible, usage, last);
             let mut response = (StatusCode::OK, axum::Json(answer)).into_response();
             let headers = response.headers_mut();
             headers.extend(informative_headers(&answer_headers));
@@ -440,7 +459,6 @@ impl ResponsesStream {
         first: reqwest::Response,
         writer: &Writer,
     ) -> Result<(), Gone> {
-        let max = rounds.inner.config.max_rounds;
         let mut answer = first;
         let mut round = 1;
         loop {
@@ -560,7 +578,8 @@ impl ResponsesStream {
                 .iter()
                 .filter(|call| rounds.injection.is_injected(&call.name))
                 .count();
-            let end = if injected == 0 || round >= max {
+            let last = rounds.budget.bound_at(round);
+            let end = if injected == 0 || last.is_some() {
                 rounds.remember(&first_id, &id);
                 true
             } else {
@@ -575,13 +594,15 @@ impl ResponsesStream {
             if end {
                 let visible = std::mem::take(&mut self.visible);
                 let usage = std::mem::take(&mut self.usage);
-                let answer = rounds.answer(response, &first, visible, usage);
+                let answer = rounds.answer(response, &first, visible, usage, last);
                 tracing::info!(rounds = round, "streamed response");
+                let kind = if last.is_some() {
+                    "response.incomplete"
+                } else {
+                    "response.completed"
+                };
                 return self
-                    .send(
-                        writer,
-                        json!({"type": "response.completed", "response": answer}),
-                    )
+                    .send(writer, json!({"type": kind, "response": answer}))
                     .await;
             }
             round += 1;

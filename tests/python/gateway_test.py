@@ -329,6 +329,7 @@ class Reply:
     usage: object
     headers: object
     events: list = field(default_factory=list)
+    incomplete: object = None  # Responses: incomplete_details.reason
 
     @property
     def text(self):
@@ -539,15 +540,17 @@ class ResponsesApi:
             response.usage.model_dump() if response.usage else None,
             headers,
             events,
+            incomplete=response.incomplete_details.reason if response.incomplete_details else None,
         )
 
     def check_events(self, events, allowed, inject):
         check(events, "the stream had no event")
         types = [e.type for e in events]
         eq(types.count("response.created"), 1, "number of response.created events")
-        eq(types.count("response.completed"), 1, "number of response.completed events")
+        closing = [kind for kind in types if kind in ("response.completed", "response.incomplete")]
+        eq(len(closing), 1, "number of closing events (response.completed or response.incomplete)")
         eq(types[0], "response.created", "the first event")
-        eq(types[-1], "response.completed", "the last event")
+        eq(types[-1], closing[0], "the last event")
         created, completed = events[0], events[-1]
         eq(completed.response.id, created.response.id, "response.completed's id (vs response.created's)")
         numbers = [getattr(e, "sequence_number", None) for e in events]
@@ -1239,10 +1242,57 @@ def _(api, stream, t):
     eq(reply.text, "round 0\n\nround 1\n\ntool_choice was none", "the answer (the rounds' texts joined)")
     if api is RESPONSES:
         eq(reply.texts, ["round 0", "round 1", "tool_choice was none"], "the message items")
+        eq((reply.finish, reply.incomplete), ("incomplete", "max_rounds"), "the response's status and incomplete_details.reason")
+    elif not stream:
+        eq(reply.headers.get("x-tooldef-incomplete"), "max_rounds", "header x-tooldef-incomplete")
     rounds_header(reply, stream, 3)
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 3, "requests the upstream received")
     eq([e["body"].get("tool_choice") == "none" for e in entries], [False, False, True], "which rounds had tool_choice none")
+
+
+@both_apis("max_tool_calls")
+def _(api, stream, t):
+    gw = gateway("limits")  # --max-rounds 3, no bound on tool calls
+    ids = [f"call_a_{t.tag}", f"call_b_{t.tag}"]
+    turns = [
+        {"content": "two calls", "calls": [{"name": "example__get_server_time", "arguments": {}, "id": i} for i in ids]},
+        {"content": "never said: round 2 is the last"},
+    ]
+    # Responses has OpenAI's own `max_tool_calls`; Chat Completions takes the gateway's extension.
+    bound = {"max_tool_calls": 1} if api is RESPONSES else {"extra_body": {"tooldef": {"max_tool_calls": 1}}}
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, **bound)
+    eq(reply.calls, [], "tool calls the client got")
+    eq(reply.text, "two calls\n\ntool_choice was none", "the answer")
+    if api is RESPONSES:
+        eq((reply.finish, reply.incomplete), ("incomplete", "max_tool_calls"), "the response's status and incomplete_details.reason")
+    elif not stream:
+        eq(reply.headers.get("x-tooldef-incomplete"), "max_tool_calls", "header x-tooldef-incomplete")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 2, "requests the upstream received")
+    eq([e["body"].get("tool_choice") == "none" for e in entries], [False, True], "which rounds had tool_choice none")
+    check("tooldef" not in entries[0]["body"], "the gateway's extension member reached the upstream")
+    if api is RESPONSES:
+        eq(entries[0]["body"].get("max_tool_calls"), 1, "OpenAI's max_tool_calls, passed on")
+    results = results_by_id(api, entries[1]["body"])
+    check(not results.get(ids[0], "").startswith("Not run"), f"the first call did not run: {short(results)}")
+    check(results.get(ids[1], "").startswith("Not run: this request may run at most 1 tool calls"),
+          f"the second call's result: {short(results)}")
+
+
+@test("bounds_above_the_gateways_refused")
+def _(t):
+    gw = gateway("limits")  # --max-rounds 3
+    for extension, words in (({"max_rounds": 50}, "above this gateway's `max_rounds` of 3"),
+                             ({"max_rounds": "4"}, "must be an integer of at least 2"),
+                             ({"rounds": 2}, "`tooldef.rounds` is not a setting")):
+        try:
+            create(CHAT, gw.client(), CHAT.start(t.marker, [{"content": "hi"}]), extra_body={"tooldef": extension})
+            raise AssertionError(f"{extension} was accepted")
+        except openai.BadRequestError as error:
+            eq(error.status_code, 400, "status")
+            check(words in error.message, f"the message for {extension}: {error.message}")
+    eq(len(upstream_log(t.marker, CHAT.path)), 0, "requests the upstream received")
 
 
 # ---------------------------------------------------------------------------------------------
