@@ -90,7 +90,8 @@ pub struct ServerConfig {
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
-    /// Environment variables set for it (on top of the gateway's own).
+    /// Environment variables set for it (on top of the gateway's own). A value may take the
+    /// gateway's own variables as `${VAR}` (`$$` is a `$`), so that no secret is written here.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     /// Its working directory.
@@ -102,6 +103,14 @@ pub struct ServerConfig {
     /// The environment variable holding a bearer token for an HTTP server.
     #[serde(default)]
     pub bearer_token_env: Option<String>,
+    /// Headers sent with every request to an HTTP server, by name; values take `${VAR}` as
+    /// `env` does.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// The most calls to its tools running at once; a call waits for its turn within its time
+    /// limit. No bound when absent.
+    #[serde(default)]
+    pub max_concurrent_calls: Option<u32>,
     /// Only these tools (by the server's own names); all when empty.
     #[serde(default)]
     pub allow: Vec<String>,
@@ -143,11 +152,35 @@ impl ServerConfig {
             cwd: None,
             url: None,
             bearer_token_env: None,
+            headers: BTreeMap::new(),
+            max_concurrent_calls: None,
             allow: Vec::new(),
             deny: Vec::new(),
             prefix: None,
             timeout_secs: None,
         }
+    }
+
+    /// Its environment with every `${VAR}` replaced, or which variable is missing.
+    pub fn expanded_env(&self) -> Result<BTreeMap<String, String>, String> {
+        self.env
+            .iter()
+            .map(|(name, value)| Ok((name.clone(), expand(value, &format!("env.{name}"))?)))
+            .collect()
+    }
+
+    /// Its headers as `Name: value` lines with every `${VAR}` replaced, or which variable is
+    /// missing.
+    pub fn expanded_headers(&self) -> Result<Vec<String>, String> {
+        self.headers
+            .iter()
+            .map(|(name, value)| {
+                Ok(format!(
+                    "{name}: {}",
+                    expand(value, &format!("headers.{name}"))?
+                ))
+            })
+            .collect()
     }
 
     /// Whether a tool of this server (by its own name) is injected.
@@ -225,6 +258,32 @@ impl Config {
                     "a server's name must not be empty".to_owned(),
                 ));
             }
+            let invalid = |why: String| ConfigError::Invalid(format!("server `{name}`: {why}"));
+            if server.url.is_none() && !server.headers.is_empty() {
+                return Err(invalid(
+                    "`headers` are sent to HTTP servers (`url`); a stdio server takes `env`"
+                        .to_owned(),
+                ));
+            }
+            if server.max_concurrent_calls == Some(0) {
+                return Err(invalid(
+                    "`max_concurrent_calls` must be at least 1 (leave it out for no bound)"
+                        .to_owned(),
+                ));
+            }
+            for (key, value) in &server.env {
+                check_references(value, &format!("env.{key}")).map_err(invalid)?;
+            }
+            for (key, value) in &server.headers {
+                check_references(value, &format!("headers.{key}")).map_err(invalid)?;
+                // The name and a value without references are checked as they will be sent.
+                let sample = if value.contains('$') {
+                    "x"
+                } else {
+                    value.as_str()
+                };
+                crate::remote::parse_header(&format!("{key}: {sample}")).map_err(invalid)?;
+            }
         }
         Ok(())
     }
@@ -233,6 +292,61 @@ impl Config {
     pub fn tool_timeout(&self, server: &ServerConfig) -> Duration {
         Duration::from_secs(server.timeout_secs.unwrap_or(self.tool_timeout_secs))
     }
+}
+
+/// `value` with each `${VAR}` replaced by the gateway's environment variable `VAR` and each `$$`
+/// by `$`; any other `$` stays. `Err` names the variable that is not set, and `place` (e.g.
+/// `env.TOKEN`) where it was asked for.
+pub fn expand(value: &str, place: &str) -> Result<String, String> {
+    expand_with(value, place, |name| std::env::var(name).ok())
+}
+
+fn expand_with(
+    value: &str,
+    place: &str,
+    var: impl Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+        } else if let Some(tail) = after.strip_prefix('{') {
+            let (name, tail) = tail
+                .split_once('}')
+                .ok_or_else(|| format!("`{place}` has a `${{` without its `}}`"))?;
+            if !is_variable_name(name) {
+                return Err(format!(
+                    "`{place}`: `${{{name}}}` is not an environment variable's name"
+                ));
+            }
+            let found = var(name).ok_or_else(|| {
+                format!("`{place}` takes the environment variable `{name}`, which is not set")
+            })?;
+            out.push_str(&found);
+            rest = tail;
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether the references in `value` are well formed (whether the variables are set is known
+/// only when the server starts, in the environment it starts in).
+fn check_references(value: &str, place: &str) -> Result<(), String> {
+    expand_with(value, place, |_| Some(String::new())).map(drop)
 }
 
 fn default_listen() -> SocketAddr {
@@ -290,6 +404,78 @@ mod tests {
             Duration::from_secs(5)
         );
         assert_eq!(config.servers["web"].prefix.as_deref(), Some(""));
+    }
+
+    #[test]
+    fn variables_are_expanded_and_missing_ones_named() {
+        let var = |name: &str| (name == "TOKEN").then(|| "s3cret".to_owned());
+        let expand = |value: &str| expand_with(value, "headers.Authorization", var);
+        assert_eq!(expand("Bearer ${TOKEN}").unwrap(), "Bearer s3cret");
+        assert_eq!(expand("${TOKEN}${TOKEN}").unwrap(), "s3cret".repeat(2));
+        assert_eq!(
+            expand("costs $$5, $HOME stays").unwrap(),
+            "costs $5, $HOME stays"
+        );
+        assert_eq!(expand("no reference").unwrap(), "no reference");
+        assert_eq!(
+            expand("Bearer ${MISSING}").unwrap_err(),
+            "`headers.Authorization` takes the environment variable `MISSING`, which is not set"
+        );
+        assert!(expand("${TOKEN").unwrap_err().contains("without its `}`"));
+        assert!(
+            expand("${1A}")
+                .unwrap_err()
+                .contains("not an environment variable's name")
+        );
+        assert!(expand("${}").is_err());
+    }
+
+    #[test]
+    fn server_settings_are_checked() {
+        let config = Config::from_toml(
+            r#"
+            upstream = "http://h/v1"
+            [servers.web]
+            url = "http://127.0.0.1:3001/mcp"
+            headers = { "X-Region" = "eu-west", Authorization = "Bearer ${WEB_TOKEN}" }
+            max_concurrent_calls = 2
+            timeout_secs = 600
+            [servers.git]
+            command = "uvx"
+            env = { GIT_TOKEN = "${GIT_TOKEN}" }
+            "#,
+        )
+        .unwrap();
+        assert_eq!(config.servers["web"].max_concurrent_calls, Some(2));
+        assert_eq!(
+            config.tool_timeout(&config.servers["web"]),
+            Duration::from_secs(600)
+        );
+        let refused = |toml: &str| {
+            Config::from_toml(&format!("upstream = \"http://h/v1\"\n{toml}"))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            refused("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }")
+                .contains("server `a`: `headers` are sent to HTTP servers")
+        );
+        assert!(
+            refused("[servers.a]\nurl = \"http://h/mcp\"\nheaders = { \"Bad Name\" = \"b\" }")
+                .contains("is not a header name")
+        );
+        assert!(
+            refused("[servers.a]\nurl = \"http://h/mcp\"\nheaders = { Accept = \"b\" }")
+                .contains("set by the MCP client itself")
+        );
+        assert!(
+            refused("[servers.a]\ncommand = \"x\"\nenv = { A = \"${A\" }")
+                .contains("server `a`: `env.A` has a `${` without its `}`")
+        );
+        assert!(
+            refused("[servers.a]\ncommand = \"x\"\nmax_concurrent_calls = 0")
+                .contains("`max_concurrent_calls` must be at least 1")
+        );
     }
 
     #[test]

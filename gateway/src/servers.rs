@@ -72,6 +72,8 @@ pub struct Server {
     pub config: ServerConfig,
     /// The longest a call may take.
     pub timeout: Duration,
+    /// Turns for calls, when `max_concurrent_calls` bounds them.
+    turns: Option<tokio::sync::Semaphore>,
     state: Mutex<State>,
     /// Bumped whenever any server's tools change, so the catalog knows to rebuild.
     generation: Arc<AtomicU64>,
@@ -109,10 +111,14 @@ impl Server {
         timeout: Duration,
         generation: Arc<AtomicU64>,
     ) -> Arc<Server> {
+        let turns = config
+            .max_concurrent_calls
+            .map(|n| tokio::sync::Semaphore::new(n as usize));
         Arc::new(Server {
             name,
             config,
             timeout,
+            turns,
             state: Mutex::new(State {
                 phase: Phase::Starting,
                 peer: None,
@@ -174,7 +180,8 @@ impl Server {
                 }
             }
         };
-        match tokio::time::timeout(self.timeout, call_mcp(&peer, converted, arguments)).await {
+        let call = call_mcp(&peer, converted, arguments);
+        match in_turn(self.turns.as_ref(), self.timeout, call).await {
             Ok(Answer::Answered {
                 output, is_error, ..
             }) => CallOutcome { output, is_error },
@@ -183,7 +190,15 @@ impl Server {
                 "`{}` was handed back unanswered.",
                 converted.name()
             )),
-            Err(_) => CallOutcome::error(format!(
+            Err(Late::Waiting) => CallOutcome::error(format!(
+                "`{}` did not get its turn within {} s: the MCP server `{}` runs at most {} \
+                     calls at once, and they were all busy. Try again later, or answer without it.",
+                converted.name(),
+                self.timeout.as_secs_f64(),
+                self.name,
+                self.config.max_concurrent_calls.unwrap_or_default()
+            )),
+            Err(Late::Running) => CallOutcome::error(format!(
                 "`{}` did not finish within {} s and was abandoned.",
                 converted.name(),
                 self.timeout.as_secs_f64()
@@ -316,6 +331,35 @@ async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
     }
 }
 
+/// Why a call ran out of time.
+#[derive(Debug, PartialEq, Eq)]
+enum Late {
+    /// Still waiting for a turn (`max_concurrent_calls` were all busy).
+    Waiting,
+    /// Running.
+    Running,
+}
+
+/// Runs `call` once one of `turns` is free (when they bound the calls), waiting and running
+/// within `limit` together, so that no request waits longer than its calls' time limit.
+async fn in_turn<T>(
+    turns: Option<&tokio::sync::Semaphore>,
+    limit: Duration,
+    call: impl std::future::Future<Output = T>,
+) -> Result<T, Late> {
+    let deadline = tokio::time::Instant::now() + limit;
+    let _turn = match turns {
+        Some(turns) => match tokio::time::timeout_at(deadline, turns.acquire()).await {
+            Ok(turn) => Some(turn),
+            Err(_) => return Err(Late::Waiting),
+        },
+        None => None,
+    };
+    tokio::time::timeout_at(deadline, call)
+        .await
+        .map_err(|_| Late::Running)
+}
+
 type Running = RunningService<RoleClient, Client>;
 
 /// One connection attempt: the running client and, for a child process, its pid.
@@ -326,6 +370,9 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
     let config = &server.config;
     if let Some(url) = &config.url {
         let mut remote = RemoteServer::new(url)?;
+        for line in config.expanded_headers()? {
+            remote = remote.header(&line)?;
+        }
         if let Some(var) = &config.bearer_token_env {
             let token = std::env::var(var)
                 .map_err(|_| format!("the environment variable `{var}` is not set"))?;
@@ -345,7 +392,7 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
     let mut command = tokio::process::Command::new(program);
     command
         .args(&config.args)
-        .envs(&config.env)
+        .envs(config.expanded_env()?)
         .kill_on_drop(true);
     if let Some(cwd) = &config.cwd {
         command.current_dir(cwd);
@@ -370,4 +417,35 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
         .map_err(|_| format!("`{program}` did not answer `initialize` in time"))?
         .map_err(|err| format!("`{program}` did not start as an MCP server: {err}"))?;
     Ok((running, pid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_call_waits_for_its_turn_within_its_time_limit() {
+        let limit = Duration::from_millis(200);
+        let turns = tokio::sync::Semaphore::new(1);
+        assert_eq!(in_turn(Some(&turns), limit, async { 7 }).await, Ok(7));
+        // Every turn taken: the call never starts, and says it was waiting.
+        let held = turns.acquire().await.unwrap();
+        let started = std::sync::atomic::AtomicBool::new(false);
+        let waited = in_turn(Some(&turns), limit, async {
+            started.store(true, std::sync::atomic::Ordering::Relaxed);
+        })
+        .await;
+        assert_eq!(waited, Err(Late::Waiting));
+        assert!(!started.load(std::sync::atomic::Ordering::Relaxed));
+        drop(held);
+        // A turn free, but the call too slow; with no bound on turns, the same.
+        let slow = || tokio::time::sleep(Duration::from_secs(5));
+        assert_eq!(
+            in_turn(Some(&turns), limit, slow()).await,
+            Err(Late::Running)
+        );
+        assert_eq!(in_turn(None, limit, slow()).await, Err(Late::Running));
+        // The turn is given back when the call ends, late or not.
+        assert_eq!(turns.available_permits(), 1);
+    }
 }

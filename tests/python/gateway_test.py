@@ -23,6 +23,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -272,12 +273,52 @@ def start_everything():
     GATEWAYS["web"] = Gateway("web", ["--mcp-url", f"web=http://127.0.0.1:{web_port}/mcp"])
     if web_error:
         GATEWAYS["web"].error = web_error
+    start_settings_gateway()
     deadline = time.monotonic() + 90
     for gw in GATEWAYS.values():
         try:
             gw.wait_ready(max(1, deadline - time.monotonic()))
         except AssertionError as error:
             print(f"warning: {error}", flush=True)
+
+
+# The token the example server wants over HTTP, which only the `settings` gateway's
+# `headers = { Authorization = "Bearer ${WEB2_TOKEN}" }` gives it.
+WEB2_TOKEN = "web2-" + uuid.uuid4().hex
+
+
+def start_settings_gateway():
+    """The `settings` gateway: a gateway.toml with every per-server setting that issue 17 names."""
+    web2 = Proc("mcp_server (HTTP, wants a token)", [BIN["mcp_server"], "--http", "127.0.0.1:0"],
+                dict(os.environ, MCP_BEARER_TOKEN=WEB2_TOKEN))
+    try:
+        url = web2.wait_for(r"over Streamable HTTP at (http://\S+)", 60, "stderr").group(1)
+    except AssertionError as error:
+        GATEWAYS["settings"] = Gateway("settings", [])
+        GATEWAYS["settings"].error = str(error)
+        return
+    path = os.path.join(tempfile.mkdtemp(prefix="tooldef-gateway-"), "gateway.toml")
+    with open(path, "w") as f:
+        f.write(f"""upstream = "{UPSTREAM}/v1"
+
+[servers.web2]
+url = "{url}"
+headers = {{ Authorization = "Bearer ${{WEB2_TOKEN}}" }}
+
+[servers.slow]
+command = {json.dumps(BIN["mcp_server"])}
+args = ["--test-tools"]
+max_concurrent_calls = 1
+timeout_secs = 1
+allow = ["sleep"]
+
+[servers.broken]
+command = {json.dumps(BIN["mcp_server"])}
+env = {{ NEEDED = "${{TOOLDEF_TEST_UNSET_VARIABLE}}" }}
+""")
+    env = {"WEB2_TOKEN": WEB2_TOKEN, "TOOLDEF_LOG": "debug"}
+    env.pop("TOOLDEF_TEST_UNSET_VARIABLE", None)
+    GATEWAYS["settings"] = Gateway("settings", ["--config", path], env)
 
 
 def stop_everything():
@@ -1293,6 +1334,44 @@ def _(t):
             eq(error.status_code, 400, "status")
             check(words in error.message, f"the message for {extension}: {error.message}")
     eq(len(upstream_log(t.marker, CHAT.path)), 0, "requests the upstream received")
+
+
+@test("per_server_settings")
+def _(t):
+    gw = gateway("settings")
+    # `headers` with a `${VAR}`: the server that wants the token is up, its tools injected.
+    web2 = gw.server("web2")
+    eq((web2.get("transport"), web2.get("state")), ("http", "running"), f"web2 (last error {web2.get('last_error')!r})")
+    names = [CHAT.def_name(d) for d in gw.tools(CHAT.target)["data"]]
+    check("web2__get_server_time" in names, f"web2's tools not injected: {names}")
+    eq([n for n in names if n.startswith("slow__")], ["slow__sleep"], "slow's tools (allow = [\"sleep\"])")
+    # `env` with a `${VAR}` that is not set: that server is down and says why.
+    broken = gw.server("broken")
+    eq(broken.get("state"), "down", "the state of the server whose env needs an unset variable")
+    check("TOOLDEF_TEST_UNSET_VARIABLE" in (broken.get("last_error") or ""), f"broken's last error: {broken.get('last_error')!r}")
+    # `max_concurrent_calls = 1` and `timeout_secs = 1`: of two 600 ms calls in one turn, one
+    # runs, the other waits 600 ms for its turn and then cannot finish within the second (run
+    # side by side, both would have finished).
+    ids = [f"call_s1_{t.tag}", f"call_s2_{t.tag}"]
+    turns = [
+        {"calls": [{"name": "slow__sleep", "arguments": {"millis": 600}, "id": i} for i in ids]},
+        {"content": "done"},
+    ]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+    eq(reply.text, "done", "the answer")
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    results = sorted(results_by_id(CHAT, entries[1]["body"]).values())
+    eq(len(results), 2, "results")
+    eq(results[1], "slept 600 ms", "the call that had its turn")
+    eq(results[0], "`slow__sleep` did not finish within 1 s and was abandoned.", "the call that waited")
+    # And through the server reached with the header.
+    turns = [{"calls": [{"name": "web2__get_server_time", "arguments": {}, "id": f"call_w_{t.tag}"}]}, {"content": "ok"}]
+    create(CHAT, gw.client(), CHAT.start(t.marker + "-web2", turns))
+    entries = upstream_log(t.marker + "-web2", CHAT.path)
+    result = results_by_id(CHAT, entries[-1]["body"]).get(f"call_w_{t.tag}", "")
+    check(result and "not running" not in result, f"web2__get_server_time's result: {result!r}")
+    check(WEB2_TOKEN not in gw.proc.text(), "the token of the header is in the gateway's log")
 
 
 # ---------------------------------------------------------------------------------------------
