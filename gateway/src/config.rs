@@ -451,31 +451,32 @@ mod tests {
             config.tool_timeout(&config.servers["web"]),
             Duration::from_secs(600)
         );
-        let refused = |toml: &str| {
-            Config::from_toml(&format!("upstream = \"http://h/v1\"\n{toml}"))
-                .unwrap_err()
-                .to_string()
-        };
-        assert!(
-            refused("[servers.a]\ncommand = \"x\"\nheaders = { A = \"b\" }")
-                .contains("server `a`: `headers` are sent to HTTP servers")
-        );
-        assert!(
-            refused("[servers.a]\nurl = \"http://h/mcp\"\nheaders = { \"Bad Name\" = \"b\" }")
-                .contains("is not a header name")
-        );
-        assert!(
-            refused("[servers.a]\nurl = \"http://h/mcp\"\nheaders = { Accept = \"b\" }")
-                .contains("set by the MCP client itself")
-        );
-        assert!(
-            refused("[servers.a]\ncommand = \"x\"\nenv = { A = \"${A\" }")
-                .contains("server `a`: `env.A` has a `${` without its `}`")
-        );
-        assert!(
-            refused("[servers.a]\ncommand = \"x\"\nmax_concurrent_calls = 0")
-                .contains("`max_concurrent_calls` must be at least 1")
-        );
+        for (server, said) in [
+            (
+                "command = \"x\"\nheaders = { A = \"b\" }",
+                "server `a`: `headers` are sent to HTTP servers",
+            ),
+            (
+                "url = \"http://h/mcp\"\nheaders = { \"Bad Name\" = \"b\" }",
+                "is not a header name",
+            ),
+            (
+                "url = \"http://h/mcp\"\nheaders = { Accept = \"b\" }",
+                "set by the MCP client itself",
+            ),
+            (
+                "command = \"x\"\nenv = { A = \"${A\" }",
+                "server `a`: `env.A` has a `${` without its `}`",
+            ),
+            (
+                "command = \"x\"\nmax_concurrent_calls = 0",
+                "`max_concurrent_calls` must be at least 1",
+            ),
+        ] {
+            let toml = format!("upstream = \"http://h/v1\"\n[servers.a]\n{server}");
+            let err = Config::from_toml(&toml).unwrap_err().to_string();
+            assert!(err.contains(said), "{server:?}: {err}");
+        }
     }
 
     #[test]
