@@ -195,10 +195,25 @@ fn injected_for(
     }
 }
 
+/// Runs as many of `calls` as `budget` still allows (the first ones, as [`execute`] does); each
+/// of the others gets an outcome saying it was not run, so that every call has its result.
+pub async fn execute_within(
+    budget: &mut crate::conversation::Budget,
+    sources: &[Source],
+    injected: &Injected,
+    calls: &[ToolCall],
+    tool_timeout: Duration,
+) -> Vec<CallOutcome> {
+    let allowed = budget.take(calls.len());
+    let mut outcomes = execute(sources, injected, &calls[..allowed], tool_timeout).await;
+    outcomes.extend((allowed..calls.len()).map(|_| CallOutcome::error(budget.not_run())));
+    outcomes
+}
+
 /// Runs calls to injected tools, all at once (a model that asks for several calls in one turn
 /// means them as parallel calls), each within its source's time limit. The outcomes are in the
 /// calls' order.
-pub async fn execute(
+async fn execute(
     sources: &[Source],
     injected: &Injected,
     calls: &[ToolCall],

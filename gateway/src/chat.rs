@@ -14,7 +14,7 @@ use tooldef::Target;
 use tooldef::calls::{ChatCallAccumulator, ToolCall, chat_tool_calls, chat_tool_message};
 
 use crate::body::Outgoing;
-use crate::catalog::execute;
+use crate::catalog::execute_within;
 use crate::conversation::{
     Budget, Texts, add_usage, conflicts_header, forces_a_call, request_object,
 };
@@ -221,25 +221,19 @@ impl Rounds {
     /// Runs a turn's injected calls. `Some` when the turn also called the client's tools: it is
     /// kept for the client's follow-up, and the client's calls end the rounds.
     async fn execute(&mut self, turn: Turn) -> Option<Vec<Value>> {
-        let allowed = self.budget.take(turn.injected.len());
-        let outcomes = execute(
+        let outcomes = execute_within(
+            &mut self.budget,
             &self.inner.sources,
             self.injection.injected(),
-            &turn.injected[..allowed],
+            &turn.injected,
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )
         .await;
-        let not_run = self.budget.not_run();
         let results: Vec<Value> = turn
             .injected
             .iter()
-            .zip(
-                outcomes
-                    .iter()
-                    .map(|outcome| outcome.text())
-                    .chain(std::iter::repeat_with(|| not_run.clone())),
-            )
-            .map(|(call, text)| chat_tool_message(&call.id, &text))
+            .zip(outcomes)
+            .map(|(call, outcome)| chat_tool_message(&call.id, &outcome.text()))
             .collect();
         if turn.client.is_empty() {
             self.earlier.push(turn.assistant);

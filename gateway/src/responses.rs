@@ -12,12 +12,10 @@ use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::{Map, Value, json};
 use tooldef::Target;
-use tooldef::calls::{
-    ToolCall, responses_function_output, responses_output_item, responses_tool_calls,
-};
+use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
 
 use crate::body::Outgoing;
-use crate::catalog::execute;
+use crate::catalog::execute_within;
 use crate::conversation::{
     Bound, Budget, add_usage, conflicts_header, forces_a_call, request_object,
 };
@@ -230,21 +228,19 @@ impl Rounds {
         let (injected, client): (Vec<ToolCall>, Vec<ToolCall>) = calls
             .into_iter()
             .partition(|call| self.injection.is_injected(&call.name));
-        let allowed = self.budget.take(injected.len());
-        let outcomes = execute(
+        let outcomes = execute_within(
+            &mut self.budget,
             &self.inner.sources,
             self.injection.injected(),
-            &injected[..allowed],
+            &injected,
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )
         .await;
-        let not_run = self.budget.not_run();
         let outputs: Vec<Value> = injected
             .iter()
-            .enumerate()
-            .map(|(i, call)| match outcomes.get(i) {
-                Some(outcome) => responses_function_output(call, &outcome.output, outcome.is_error),
-                None => responses_output_item(&call.id, &not_run),
+            .zip(outcomes)
+            .map(|(call, outcome)| {
+                responses_function_output(call, &outcome.output, outcome.is_error)
             })
             .collect();
         self.added.extend(output.iter().cloned());
