@@ -74,7 +74,7 @@ impl Serialize for Tools<'_> {
         if self.injection.active {
             let injected = self.injection.injected();
             for (name, raw) in injected.names.iter().zip(&injected.raw) {
-                if !self.injection.conflicts.contains(name) {
+                if self.injection.offers(name) {
                     seq.serialize_element(raw)?;
                 }
             }

@@ -63,6 +63,8 @@ pub struct Route {
     /// The conversion: the tool's name at its source (`original_name`), and the way a model's
     /// arguments are restored to the source's shape.
     pub converted: Converted,
+    /// Its annotations say `readOnlyHint: true`.
+    pub read_only: bool,
 }
 
 /// The injected tools for one API.
@@ -91,7 +93,7 @@ impl Catalog {
     /// Converts every source's tools.
     pub fn build(sources: &[Source], separator: &str, generation: u64) -> Catalog {
         let mut batch = Vec::new();
-        let mut origin: HashMap<String, (usize, String)> = HashMap::new();
+        let mut origin: HashMap<String, Origin> = HashMap::new();
         for (index, source) in sources.iter().enumerate() {
             let prefix = source.prefix();
             for tool in source.tools().iter() {
@@ -113,7 +115,16 @@ impl Catalog {
                 }
                 let mut tool = tool.clone();
                 tool["name"] = Value::String(injected.clone());
-                origin.insert(injected, (index, original.to_owned()));
+                let read_only =
+                    tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+                origin.insert(
+                    injected,
+                    Origin {
+                        source: index,
+                        original: original.to_owned(),
+                        read_only,
+                    },
+                );
                 batch.push(tool);
             }
         }
@@ -134,11 +145,14 @@ impl Catalog {
     }
 }
 
-fn injected_for(
-    batch: &Value,
-    origin: &HashMap<String, (usize, String)>,
-    target: Target,
-) -> Injected {
+/// Where an injected name comes from, before conversion.
+struct Origin {
+    source: usize,
+    original: String,
+    read_only: bool,
+}
+
+fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target) -> Injected {
     let options = ConvertOptions {
         lenient: true,
         ..ConvertOptions::default()
@@ -164,11 +178,11 @@ fn injected_for(
     let mut names = Vec::with_capacity(conversion.tools.len());
     let mut routes = HashMap::with_capacity(conversion.tools.len());
     for mut converted in conversion.tools {
-        let Some((source, original)) = origin.get(&converted.original_name) else {
+        let Some(origin) = origin.get(&converted.original_name) else {
             continue;
         };
         // Converted under its prefixed name; called under the source's own.
-        converted.original_name.clone_from(original);
+        converted.original_name.clone_from(&origin.original);
         let tool = converted.to_json();
         match serde_json::value::to_raw_value(&tool) {
             Ok(serialised) => raw.push(serialised),
@@ -182,8 +196,9 @@ fn injected_for(
         routes.insert(
             converted.name().to_owned(),
             Route {
-                source: *source,
+                source: origin.source,
                 converted,
+                read_only: origin.read_only,
             },
         );
     }

@@ -20,6 +20,7 @@ use crate::conversation::{
 };
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
+use crate::mcp_tool::take_entries;
 use crate::sse::{Gone, Writer, events};
 use crate::store::Kept;
 use crate::upstream::{informative_headers, passthrough, whole};
@@ -37,11 +38,13 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
     let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
     let budget = Budget::of_request(&inner.config, &mut request, false)
         .map_err(IntoResponse::into_response)?;
+    // OpenAI's hosted-MCP entries choose this request's servers and tools; no upstream sees them.
+    let entries = take_entries(&mut request).map_err(IntoResponse::into_response)?;
     if let Some(Value::Array(messages)) = request.get_mut("messages") {
         reinsert(&inner, messages);
     }
     let injection = inner
-        .inject(Target::ChatCompletions, &request)
+        .inject(Target::ChatCompletions, &request, &entries)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);

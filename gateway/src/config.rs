@@ -80,6 +80,17 @@ impl std::str::FromStr for Mode {
     }
 }
 
+/// A server's default for calls that a request's `mcp` tool does not settle.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequireApproval {
+    /// The gateway runs them.
+    #[default]
+    Never,
+    /// They go back to the client as its own calls.
+    Always,
+}
+
 /// One MCP server: a command the gateway starts (stdio) or a URL (Streamable HTTP).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -111,6 +122,11 @@ pub struct ServerConfig {
     /// limit. No bound when absent.
     #[serde(default)]
     pub max_concurrent_calls: Option<u32>,
+    /// Whether the gateway may run its tools' calls without asking (`never`, the default) or
+    /// every call goes back to the client (`always`), unless a request's `mcp` tool says
+    /// otherwise in its `require_approval`.
+    #[serde(default)]
+    pub require_approval: RequireApproval,
     /// Only these tools (by the server's own names); all when empty.
     #[serde(default)]
     pub allow: Vec<String>,
@@ -154,6 +170,7 @@ impl ServerConfig {
             bearer_token_env: None,
             headers: BTreeMap::new(),
             max_concurrent_calls: None,
+            require_approval: RequireApproval::default(),
             allow: Vec::new(),
             deny: Vec::new(),
             prefix: None,

@@ -1,6 +1,7 @@
 //! The gateway: its sources of tools, the catalog converted from them, the upstream, the store,
 //! and what every request does first (inject the tools).
 
+use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -12,8 +13,9 @@ use tokio::net::TcpListener;
 use tooldef::{Target, ToolSet};
 
 use crate::catalog::{Catalog, Injected, Source};
-use crate::config::{Config, ConfigError, Mode, ServerConfig};
+use crate::config::{Config, ConfigError, Mode, RequireApproval, ServerConfig};
 use crate::error::ApiError;
+use crate::mcp_tool::McpEntry;
 use crate::servers::Server;
 use crate::store::Store;
 use crate::upstream::Upstream;
@@ -306,6 +308,10 @@ pub(crate) struct Injection {
     pub active: bool,
     /// Injected names the client's own tools took.
     pub conflicts: Vec<String>,
+    /// The injected tools this request gets when its `mcp` tools chose some; all otherwise.
+    pub offered: Option<HashSet<String>>,
+    /// Injected tools whose calls need approval: they go back to the client as its own calls.
+    pub approval: HashSet<String>,
 }
 
 impl Injection {
@@ -314,11 +320,22 @@ impl Injection {
         self.catalog.for_target(self.target)
     }
 
-    /// Whether a call goes to an injected tool.
-    pub fn is_injected(&self, name: &str) -> bool {
+    /// Whether an injected tool is sent with this request: not displaced by a client's tool,
+    /// and chosen by its `mcp` tools if it has any.
+    pub fn offers(&self, name: &str) -> bool {
         self.active
-            && self.injected().routes.contains_key(name)
             && !self.conflicts.iter().any(|c| c == name)
+            && self
+                .offered
+                .as_ref()
+                .is_none_or(|offered| offered.contains(name))
+    }
+
+    /// Whether a call goes to an injected tool the gateway runs.
+    pub fn is_injected(&self, name: &str) -> bool {
+        self.injected().routes.contains_key(name)
+            && self.offers(name)
+            && !self.approval.contains(name)
     }
 }
 
@@ -352,26 +369,95 @@ impl Inner {
             .collect()
     }
 
+    /// The injected tools a request's `mcp` entries choose (`None`: no entries, all of them), and
+    /// those whose calls need approval: as the entry of its server says, or else as the server's
+    /// configuration does.
+    fn selection(
+        &self,
+        injected: &Injected,
+        entries: &[McpEntry],
+    ) -> (Option<HashSet<String>>, HashSet<String>) {
+        let mut offered = HashSet::new();
+        let mut approval = HashSet::new();
+        for (name, route) in &injected.routes {
+            let source = &self.sources[route.source];
+            let original = route.converted.original_name.as_str();
+            let entry = entries.iter().find(|entry| entry.label == source.name());
+            if !entries.is_empty() {
+                let chosen = entry.is_some_and(|entry| {
+                    entry
+                        .allowed
+                        .as_ref()
+                        .is_none_or(|allowed| allowed.admits(original, route.read_only))
+                });
+                if !chosen {
+                    continue;
+                }
+                offered.insert(name.clone());
+            }
+            let required = match entry.and_then(|entry| entry.approval.as_ref()) {
+                Some(approval) => approval.required(original),
+                None => match source {
+                    Source::Mcp(server) => {
+                        server.config.require_approval == RequireApproval::Always
+                    }
+                    Source::Tools { .. } => false,
+                },
+            };
+            if required {
+                approval.insert(name.clone());
+            }
+        }
+        ((!entries.is_empty()).then_some(offered), approval)
+    }
+
     /// Which injected tools a request gets (written after the client's own by
-    /// [`Outgoing`](crate::body::Outgoing)): all but those whose names the client's tools take,
-    /// none for `tool_choice: "none"`; refuses more tools than the API takes.
+    /// [`Outgoing`](crate::body::Outgoing)): those of the servers its `mcp` tools name, as they
+    /// filter them, or all when it has none; but not those whose names the client's tools take,
+    /// and none for `tool_choice: "none"`; refuses more tools than the API takes.
     pub fn inject(
         &self,
         target: Target,
         request: &Map<String, Value>,
+        entries: &[McpEntry],
     ) -> Result<Injection, ApiError> {
         let catalog = self.catalog();
+        for entry in entries {
+            if !self
+                .sources
+                .iter()
+                .any(|source| source.name() == entry.label)
+            {
+                let labels: Vec<&str> = self.sources.iter().map(Source::name).collect();
+                return Err(ApiError::invalid(
+                    format!(
+                        "This gateway has no MCP server labelled `{}`: its servers are {}.",
+                        entry.label,
+                        labels.join(", ")
+                    ),
+                    "unknown_mcp_server",
+                )
+                .param("tools"));
+            }
+        }
+        let (offered, approval) = self.selection(catalog.for_target(target), entries);
         let mut injection = Injection {
             catalog: catalog.clone(),
             target,
             active: false,
             conflicts: Vec::new(),
+            offered,
+            approval,
         };
         if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
             return Ok(injection);
         }
         let injected = catalog.for_target(target);
-        if injected.tools.is_empty() {
+        let offered = injection
+            .offered
+            .as_ref()
+            .map_or(injected.tools.len(), HashSet::len);
+        if offered == 0 {
             return Ok(injection);
         }
         let client: &[Value] = match request.get("tools") {
@@ -393,10 +479,16 @@ impl Inner {
                     .or_else(|| tool.get("name"))
                     .and_then(Value::as_str)
             })
-            .filter(|name| injected.routes.contains_key(*name))
+            .filter(|name| {
+                injected.routes.contains_key(*name)
+                    && injection
+                        .offered
+                        .as_ref()
+                        .is_none_or(|offered| offered.contains(*name))
+            })
             .map(str::to_owned)
             .collect();
-        let total = client.len() + injected.tools.len() - conflicts.len();
+        let total = client.len() + offered - conflicts.len();
         if let Some(limit) = target.max_tools() {
             if total > limit {
                 let servers: Vec<&str> = self.sources.iter().map(Source::name).collect();

@@ -34,6 +34,7 @@ mod config;
 mod conversation;
 mod error;
 mod gateway;
+mod mcp_tool;
 mod remote;
 mod responses;
 mod servers;

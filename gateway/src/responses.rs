@@ -54,7 +54,9 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .map_err(IntoResponse::into_response)?;
     reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
     let injection = inner
-        .inject(Target::Responses, &request)
+        // `mcp` tools go to the upstream as they are for now (OpenAI runs them itself); the
+        // gateway's own answer to them, with its output items, is not built yet.
+        .inject(Target::Responses, &request, &[])
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);

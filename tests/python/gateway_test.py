@@ -312,6 +312,11 @@ max_concurrent_calls = 1
 timeout_secs = 1
 allow = ["sleep"]
 
+[servers.asks]
+command = {json.dumps(BIN["mcp_server"])}
+allow = ["get_server_time"]
+require_approval = "always"
+
 [servers.broken]
 command = {json.dumps(BIN["mcp_server"])}
 env = {{ NEEDED = "${{TOOLDEF_TEST_UNSET_VARIABLE}}" }}
@@ -1372,6 +1377,86 @@ def _(t):
     result = results_by_id(CHAT, entries[-1]["body"]).get(f"call_w_{t.tag}", "")
     check(result and "not running" not in result, f"web2__get_server_time's result: {result!r}")
     check(WEB2_TOKEN not in gw.proc.text(), "the token of the header is in the gateway's log")
+    # `require_approval = "always"`: its calls go back to the client, unrun (Chat has no approval
+    # items); a request's `mcp` tool may say otherwise.
+    call_id = f"call_q_{t.tag}"
+    turns = [{"calls": [{"name": "asks__get_server_time", "arguments": {}, "id": call_id}]}, {"content": "ran"}]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker + "-asks", turns), inject=True)
+    eq([(i, n) for i, n, _ in reply.calls], [(call_id, "asks__get_server_time")], "the call the client got")
+    mcp = [{"type": "mcp", "server_label": "asks", "require_approval": "never"}]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker + "-asked", turns), tools=mcp)
+    eq((reply.calls, reply.text), ([], "ran"), "with require_approval never: the calls and the answer")
+
+
+# ---------------------------------------------------------------------------------------------
+# 12b. OpenAI's `mcp` tool entries on Chat Completions: servers and tools chosen per request
+
+
+def upstream_tool_names(api, entry):
+    return [api.def_name(d) for d in api.req_tools(entry["body"])]
+
+
+@test("mcp_entries_choose_servers_and_tools[chat]")
+def _(t):
+    gw = gateway("main")  # example and everything
+    call_id = f"call_m_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]},
+        {"content": "time: {tool_results}"},
+    ]
+    mcp = [{"type": "mcp", "server_label": "example", "allowed_tools": ["get_server_time", "sleep"], "require_approval": "never"}]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns), tools=[*mcp, lookup_order(CHAT)])
+    eq(reply.calls, [], "tool calls the client got")
+    check(reply.text.startswith("time: "), f"the answer: {short(reply.text)}")
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    for entry in entries:
+        eq(upstream_tool_names(CHAT, entry), ["lookup_order", "example__get_server_time", "example__sleep"],
+           "the tools the upstream got (the client's, then the chosen ones; no `mcp` entry)")
+    check(not results_by_id(CHAT, entries[1]["body"]).get(call_id, "").startswith("There is no tool"), "the call ran")
+
+
+@test("mcp_entries_read_only[chat]")
+def _(t):
+    gw = gateway("main")
+    mcp = [{"type": "mcp", "server_label": "example", "allowed_tools": {"read_only": True}}]
+    create(CHAT, gw.client(), CHAT.start(t.marker, [{"content": "hi"}]), tools=mcp)
+    names = upstream_tool_names(CHAT, upstream_log(t.marker, CHAT.path)[0])
+    check("example__sleep" in names, f"sleep (read_only) not offered: {names}")
+    check("example__crash" not in names, f"crash (not read_only) offered: {names}")
+    check(all(n.startswith("example__") for n in names), f"another server's tools offered: {names}")
+    listed = {CHAT.def_name(d) for d in gw.tools(CHAT.target)["data"]}
+    check(set(names) < listed, f"not a part of the injected tools: {names}")
+
+
+@test("mcp_entries_require_approval[chat]")
+def _(t):
+    gw = gateway("main")
+    call_id = f"call_a_{t.tag}"
+    turns = [{"content": "asking", "calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]}]
+    mcp = [{"type": "mcp", "server_label": "example", "allowed_tools": ["get_server_time"], "require_approval": "always"}]
+    # Chat Completions has no approval items: the call comes back to the client, unrun (the
+    # suite's check that the client only sees calls of its own tools is off: `inject=True`).
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns), inject=True, tools=mcp)
+    eq([(i, n) for i, n, _ in reply.calls], [(call_id, "example__get_server_time")], "the call the client got")
+    eq(reply.finish, "tool_calls", "finish_reason")
+    eq(len(upstream_log(t.marker, CHAT.path)), 1, "requests the upstream received")
+
+
+@test("mcp_entries_refused[chat]")
+def _(t):
+    gw = gateway("main")
+    for entry, words in (
+        ({"type": "mcp", "server_label": "nowhere"}, "no MCP server labelled `nowhere`: its servers are everything, example"),
+        ({"type": "mcp", "server_label": "x", "server_url": "http://169.254.169.254/mcp"}, "has `server_url`"),
+        ({"type": "mcp", "server_label": "example", "allowed_tools": "all"}, "`allowed_tools` of the `mcp` tool `example`"),
+    ):
+        try:
+            create(CHAT, gw.client(), CHAT.start(t.marker, [{"content": "hi"}]), tools=[entry])
+            raise AssertionError(f"{entry} was accepted")
+        except openai.BadRequestError as error:
+            check(words in error.message, f"the message for {entry}: {error.message}")
+    eq(len(upstream_log(t.marker, CHAT.path)), 0, "requests the upstream received")
 
 
 # ---------------------------------------------------------------------------------------------
