@@ -73,9 +73,12 @@ impl Serialize for Tools<'_> {
         }
         if self.injection.active {
             let injected = self.injection.injected();
-            for (name, raw) in injected.names.iter().zip(&injected.raw) {
-                if self.injection.offers(name) {
-                    seq.serialize_element(raw)?;
+            let adhoc = self.injection.adhoc.iter().map(|adhoc| &adhoc.injected);
+            for injected in std::iter::once(injected).chain(adhoc) {
+                for (name, raw) in injected.names.iter().zip(&injected.raw) {
+                    if self.injection.offers(name) {
+                        seq.serialize_element(raw)?;
+                    }
                 }
             }
         }

@@ -13,6 +13,7 @@ use tooldef::calls::ToolCall;
 use tooldef::convert::{ConvertOptions, Converted, convert};
 use tooldef::{CallContext, Target, ToolSet};
 
+use crate::gateway::Injection;
 use crate::servers::{CallOutcome, Server};
 
 /// Where injected tools come from.
@@ -41,7 +42,8 @@ impl Source {
         }
     }
 
-    fn prefix(&self) -> &str {
+    /// The prefix of its tools' names.
+    pub(crate) fn prefix(&self) -> &str {
         match self {
             Source::Mcp(server) => server.config.prefix.as_deref().unwrap_or(&server.name),
             Source::Tools { prefix, .. } => prefix,
@@ -92,47 +94,20 @@ pub struct Catalog {
 impl Catalog {
     /// Converts every source's tools.
     pub fn build(sources: &[Source], separator: &str, generation: u64) -> Catalog {
-        let mut batch = Vec::new();
-        let mut origin: HashMap<String, Origin> = HashMap::new();
+        let mut batch = Batch::default();
         for (index, source) in sources.iter().enumerate() {
-            let prefix = source.prefix();
-            for tool in source.tools().iter() {
-                let Some(original) = tool.get("name").and_then(Value::as_str) else {
-                    continue;
-                };
-                let injected = if prefix.is_empty() {
-                    original.to_owned()
-                } else {
-                    format!("{prefix}{separator}{original}")
-                };
-                if origin.contains_key(&injected) {
-                    tracing::warn!(
-                        source = source.name(),
-                        tool = original,
-                        "left out: another source already gives a tool named `{injected}`"
-                    );
-                    continue;
-                }
-                let mut tool = tool.clone();
-                tool["name"] = Value::String(injected.clone());
-                let read_only =
-                    tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
-                origin.insert(
-                    injected,
-                    Origin {
-                        source: index,
-                        original: original.to_owned(),
-                        read_only,
-                    },
-                );
-                batch.push(tool);
-            }
+            batch.add(
+                index,
+                source.name(),
+                source.prefix(),
+                separator,
+                &source.tools(),
+            );
         }
-        let batch = Value::Array(batch);
         Catalog {
             generation,
-            chat: injected_for(&batch, &origin, Target::ChatCompletions),
-            responses: injected_for(&batch, &origin, Target::Responses),
+            chat: batch.convert(Target::ChatCompletions),
+            responses: batch.convert(Target::Responses),
         }
     }
 
@@ -142,6 +117,73 @@ impl Catalog {
             Target::Responses => &self.responses,
             _ => &self.chat,
         }
+    }
+}
+
+/// Tools of several sources under their injected names, to be converted in one batch.
+pub(crate) struct Batch {
+    /// An array: `tooldef::convert` takes a tool list as one value.
+    tools: Value,
+    origin: HashMap<String, Origin>,
+}
+
+impl Default for Batch {
+    fn default() -> Batch {
+        Batch {
+            tools: Value::Array(Vec::new()),
+            origin: HashMap::new(),
+        }
+    }
+}
+
+impl Batch {
+    /// Adds the tools of source `index` (named `name`) as `PREFIX{separator}NAME`, leaving out
+    /// a name another source already gave.
+    pub(crate) fn add(
+        &mut self,
+        index: usize,
+        name: &str,
+        prefix: &str,
+        separator: &str,
+        tools: &[Value],
+    ) {
+        for tool in tools {
+            let Some(original) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let injected = if prefix.is_empty() {
+                original.to_owned()
+            } else {
+                format!("{prefix}{separator}{original}")
+            };
+            if self.origin.contains_key(&injected) {
+                tracing::warn!(
+                    source = name,
+                    tool = original,
+                    "left out: another source already gives a tool named `{injected}`"
+                );
+                continue;
+            }
+            let mut tool = tool.clone();
+            tool["name"] = Value::String(injected.clone());
+            let read_only = tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+            self.origin.insert(
+                injected,
+                Origin {
+                    source: index,
+                    original: original.to_owned(),
+                    read_only,
+                },
+            );
+            if let Value::Array(tools) = &mut self.tools {
+                tools.push(tool);
+            }
+        }
+    }
+
+    /// The batch converted for `target`.
+    pub(crate) fn convert(&self, target: Target) -> Injected {
+        injected_for(&self.tools, &self.origin, target)
     }
 }
 
@@ -215,12 +257,12 @@ fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target)
 pub async fn execute_within(
     budget: &mut crate::conversation::Budget,
     sources: &[Source],
-    injected: &Injected,
+    injection: &Injection,
     calls: &[ToolCall],
     tool_timeout: Duration,
 ) -> Vec<CallOutcome> {
     let allowed = budget.take(calls.len());
-    let mut outcomes = execute(sources, injected, &calls[..allowed], tool_timeout).await;
+    let mut outcomes = execute(sources, injection, &calls[..allowed], tool_timeout).await;
     outcomes.extend((allowed..calls.len()).map(|_| CallOutcome::error(budget.not_run())));
     outcomes
 }
@@ -230,13 +272,18 @@ pub async fn execute_within(
 /// calls' order.
 async fn execute(
     sources: &[Source],
-    injected: &Injected,
+    injection: &Injection,
     calls: &[ToolCall],
     tool_timeout: Duration,
 ) -> Vec<CallOutcome> {
     let runs = calls.iter().map(|call| async move {
         let started = Instant::now();
-        let Some(route) = injected.routes.get(&call.name) else {
+        if let Some((adhoc, route)) = injection.adhoc_route(&call.name) {
+            let outcome = adhoc.call(&route.converted, &call.arguments).await;
+            log_call(&adhoc.label, route, call, started, &outcome);
+            return outcome;
+        }
+        let Some(route) = injection.injected().routes.get(&call.name) else {
             return CallOutcome::error(format!("There is no tool named `{}`.", call.name));
         };
         let source = &sources[route.source];
@@ -263,17 +310,22 @@ async fn execute(
                 }
             }
         };
-        tracing::info!(
-            source = source.name(),
-            tool = %route.converted.original_name,
-            call_id = %call.id,
-            millis = started.elapsed().as_millis() as u64,
-            outcome = if outcome.is_error { "error" } else { "ok" },
-            "tool call"
-        );
+        log_call(source.name(), route, call, started, &outcome);
         outcome
     });
     futures_util::future::join_all(runs).await
+}
+
+/// One line per call: where it went and how it ended, never its arguments.
+fn log_call(source: &str, route: &Route, call: &ToolCall, started: Instant, outcome: &CallOutcome) {
+    tracing::info!(
+        source,
+        tool = %route.converted.original_name,
+        call_id = %call.id,
+        millis = started.elapsed().as_millis() as u64,
+        outcome = if outcome.is_error { "error" } else { "ok" },
+        "tool call"
+    );
 }
 
 #[cfg(test)]

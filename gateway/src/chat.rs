@@ -40,11 +40,15 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .map_err(IntoResponse::into_response)?;
     // OpenAI's hosted-MCP entries choose this request's servers and tools; no upstream sees them.
     let entries = take_entries(&mut request).map_err(IntoResponse::into_response)?;
+    let adhoc = inner
+        .connect_remotes(&entries, Target::ChatCompletions)
+        .await
+        .map_err(IntoResponse::into_response)?;
     if let Some(Value::Array(messages)) = request.get_mut("messages") {
         reinsert(&inner, messages);
     }
     let injection = inner
-        .inject(Target::ChatCompletions, &request, &entries)
+        .inject(Target::ChatCompletions, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);
@@ -227,7 +231,7 @@ impl Rounds {
         let outcomes = execute_within(
             &mut self.budget,
             &self.inner.sources,
-            self.injection.injected(),
+            &self.injection,
             &turn.injected,
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )

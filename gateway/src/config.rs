@@ -53,6 +53,11 @@ pub struct Config {
     /// otherwise.
     #[serde(default)]
     pub servers: BTreeMap<String, ServerConfig>,
+    /// The origins (`https://mcp.example.com`, `http://127.0.0.1:3001`) whose Streamable HTTP
+    /// MCP servers a request may name itself, by an `mcp` tool's `server_url`; none by default,
+    /// so that the gateway is no way into the operator's network.
+    #[serde(default)]
+    pub allowed_server_urls: Vec<String>,
 }
 
 /// What the gateway does with the calls a model makes to injected tools.
@@ -238,6 +243,7 @@ impl Config {
             upstream_key_env: None,
             store_ttl_secs: default_store_ttl(),
             servers: BTreeMap::new(),
+            allowed_server_urls: Vec::new(),
         }
     }
 
@@ -260,6 +266,11 @@ impl Config {
             return Err(ConfigError::Invalid(
                 "`max_rounds` must be at least 1".to_owned(),
             ));
+        }
+        for origin in &self.allowed_server_urls {
+            origin_of(origin).map_err(|why| {
+                ConfigError::Invalid(format!("`allowed_server_urls`: `{origin}` {why}"))
+            })?;
         }
         if self.max_tool_calls == Some(0) {
             return Err(ConfigError::Invalid(
@@ -308,6 +319,22 @@ impl Config {
     /// The per-call time limit of `server`.
     pub fn tool_timeout(&self, server: &ServerConfig) -> Duration {
         Duration::from_secs(server.timeout_secs.unwrap_or(self.tool_timeout_secs))
+    }
+}
+
+/// The origin of an http(s) URL (`scheme://host:port`, the port always written), which is what
+/// `allowed_server_urls` compares; `Err` says why there is none.
+pub fn origin_of(url: &str) -> Result<String, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|err| format!("is not a URL ({err})"))?;
+    match (
+        parsed.scheme(),
+        parsed.host_str(),
+        parsed.port_or_known_default(),
+    ) {
+        (scheme @ ("http" | "https"), Some(host), Some(port)) => {
+            Ok(format!("{scheme}://{host}:{port}"))
+        }
+        _ => Err("is not an http:// or https:// URL with a host".to_owned()),
     }
 }
 
@@ -494,6 +521,35 @@ mod tests {
             let err = Config::from_toml(&toml).unwrap_err().to_string();
             assert!(err.contains(said), "{server:?}: {err}");
         }
+    }
+
+    #[test]
+    fn origins_are_compared_with_their_ports_written() {
+        assert_eq!(
+            origin_of("https://mcp.example.com/mcp").unwrap(),
+            "https://mcp.example.com:443"
+        );
+        assert_eq!(
+            origin_of("https://mcp.example.com:443").unwrap(),
+            "https://mcp.example.com:443"
+        );
+        assert_eq!(
+            origin_of("http://127.0.0.1:3001/x?y").unwrap(),
+            "http://127.0.0.1:3001"
+        );
+        assert_ne!(
+            origin_of("http://127.0.0.1:3002/mcp").unwrap(),
+            origin_of("http://127.0.0.1:3001").unwrap()
+        );
+        assert!(origin_of("file:///etc/passwd").is_err());
+        let err =
+            Config::from_toml("upstream = \"http://h/v1\"\nallowed_server_urls = [\"nope\"]\n")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            err.contains("`allowed_server_urls`: `nope` is not a URL"),
+            "{err}"
+        );
     }
 
     #[test]

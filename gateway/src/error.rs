@@ -52,6 +52,18 @@ impl ApiError {
         }
     }
 
+    /// A 424: an MCP server the request named could not be used (OpenAI answers so for its
+    /// hosted MCP tool).
+    pub fn dependency(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::FAILED_DEPENDENCY,
+            message: message.into(),
+            kind: "mcp_error",
+            param: Some("tools"),
+            code: Some("mcp_server_unavailable"),
+        }
+    }
+
     /// The error as a JSON body.
     pub fn body(&self) -> serde_json::Value {
         json!({"error": {

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tooldef::{Target, ToolSet};
 
+use crate::adhoc::Adhoc;
 use crate::catalog::{Catalog, Injected, Source};
 use crate::config::{Config, ConfigError, Mode, RequireApproval, ServerConfig};
 use crate::error::ApiError;
@@ -312,6 +313,8 @@ pub(crate) struct Injection {
     pub offered: Option<HashSet<String>>,
     /// Injected tools whose calls need approval: they go back to the client as its own calls.
     pub approval: HashSet<String>,
+    /// The servers the request named by URL, connected for it.
+    pub adhoc: Vec<Arc<Adhoc>>,
 }
 
 impl Injection {
@@ -321,21 +324,37 @@ impl Injection {
     }
 
     /// Whether an injected tool is sent with this request: not displaced by a client's tool,
-    /// and chosen by its `mcp` tools if it has any.
+    /// and chosen by its `mcp` tools if it has any (a server it named by URL, all of whose
+    /// admitted tools it gets, included).
     pub fn offers(&self, name: &str) -> bool {
         self.active
             && !self.conflicts.iter().any(|c| c == name)
-            && self
+            && (self
                 .offered
                 .as_ref()
                 .is_none_or(|offered| offered.contains(name))
+                || self.adhoc_route(name).is_some())
     }
 
     /// Whether a call goes to an injected tool the gateway runs.
     pub fn is_injected(&self, name: &str) -> bool {
-        self.injected().routes.contains_key(name)
-            && self.offers(name)
-            && !self.approval.contains(name)
+        let approval = match self.adhoc_route(name) {
+            Some((adhoc, _)) => adhoc.approval.contains(name),
+            None if self.injected().routes.contains_key(name) => self.approval.contains(name),
+            None => return false,
+        };
+        self.offers(name) && !approval
+    }
+
+    /// The server named by URL that gives the injected tool `name`, and its route.
+    pub fn adhoc_route(&self, name: &str) -> Option<(&Adhoc, &crate::catalog::Route)> {
+        self.adhoc.iter().find_map(|adhoc| {
+            adhoc
+                .injected
+                .routes
+                .get(name)
+                .map(|route| (&**adhoc, route))
+        })
     }
 }
 
@@ -367,6 +386,39 @@ impl Inner {
                 Source::Tools { .. } => None,
             })
             .collect()
+    }
+
+    /// Connects the servers a request's `mcp` entries name by URL. Their labels become their
+    /// tools' prefix, so a label must not be one of the gateway's own servers' names or prefixes.
+    pub async fn connect_remotes(
+        &self,
+        entries: &[McpEntry],
+        target: Target,
+    ) -> Result<Vec<Arc<Adhoc>>, ApiError> {
+        let mut connected = Vec::new();
+        for entry in entries {
+            let Some(remote) = &entry.remote else {
+                continue;
+            };
+            if self
+                .sources
+                .iter()
+                .any(|source| source.name() == entry.label || source.prefix() == entry.label)
+            {
+                return Err(ApiError::invalid(
+                    format!(
+                        "The `mcp` tool with `server_url` is labelled `{}`, which is the name of one of this gateway's own servers: give it another `server_label`.",
+                        entry.label
+                    ),
+                    "invalid_mcp_tool",
+                )
+                .param("tools"));
+            }
+            connected.push(Arc::new(
+                Adhoc::connect(&self.config, entry, remote, target).await?,
+            ));
+        }
+        Ok(connected)
     }
 
     /// The injected tools a request's `mcp` entries choose (`None`: no entries, all of them), and
@@ -420,9 +472,10 @@ impl Inner {
         target: Target,
         request: &Map<String, Value>,
         entries: &[McpEntry],
+        adhoc: Vec<Arc<Adhoc>>,
     ) -> Result<Injection, ApiError> {
         let catalog = self.catalog();
-        for entry in entries {
+        for entry in entries.iter().filter(|entry| entry.remote.is_none()) {
             if !self
                 .sources
                 .iter()
@@ -448,6 +501,7 @@ impl Inner {
             conflicts: Vec::new(),
             offered,
             approval,
+            adhoc,
         };
         if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
             return Ok(injection);
@@ -456,7 +510,12 @@ impl Inner {
         let offered = injection
             .offered
             .as_ref()
-            .map_or(injected.tools.len(), HashSet::len);
+            .map_or(injected.tools.len(), HashSet::len)
+            + injection
+                .adhoc
+                .iter()
+                .map(|adhoc| adhoc.injected.names.len())
+                .sum::<usize>();
         if offered == 0 {
             return Ok(injection);
         }
@@ -480,11 +539,12 @@ impl Inner {
                     .and_then(Value::as_str)
             })
             .filter(|name| {
-                injected.routes.contains_key(*name)
+                (injected.routes.contains_key(*name)
                     && injection
                         .offered
                         .as_ref()
-                        .is_none_or(|offered| offered.contains(*name))
+                        .is_none_or(|offered| offered.contains(*name)))
+                    || injection.adhoc_route(name).is_some()
             })
             .map(str::to_owned)
             .collect();

@@ -26,6 +26,7 @@
 
 #![deny(missing_docs)]
 
+mod adhoc;
 mod app;
 mod body;
 mod catalog;

@@ -2,6 +2,9 @@
 //! "require_approval", …}`, read as a client's way to choose per request which of the gateway's
 //! servers it gets and which of their tools, and which calls the gateway may run without asking.
 
+use std::collections::BTreeMap;
+use std::fmt;
+
 use serde_json::{Map, Value};
 
 use crate::error::ApiError;
@@ -9,12 +12,41 @@ use crate::error::ApiError;
 /// One `mcp` entry of a request's `tools`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpEntry {
-    /// The server it names: one of the gateway's servers (or `ToolSet`s), by its name.
+    /// The server it names: one of the gateway's servers (or `ToolSet`s), by its name; or, with
+    /// `remote`, the prefix of the tools of the server at that URL.
     pub label: String,
+    /// `server_url` and what to send it, for a server the request reaches itself.
+    pub remote: Option<Remote>,
     /// `allowed_tools`: which of its tools the model gets; all when absent.
     pub allowed: Option<Allowed>,
     /// `require_approval`; the server's own default when absent.
     pub approval: Option<Approval>,
+}
+
+/// A server a request names by URL: reached for that request only, within the configuration's
+/// allowed origins, with the request's headers and token.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Remote {
+    /// `server_url`.
+    pub url: String,
+    /// `headers`.
+    pub headers: BTreeMap<String, String>,
+    /// `authorization`: a token sent as `Authorization: Bearer …`.
+    pub authorization: Option<String>,
+}
+
+/// The headers' values and the token are secrets: never printed.
+impl fmt::Debug for Remote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Remote")
+            .field("url", &self.url)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field(
+                "authorization",
+                &self.authorization.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
 }
 
 /// `allowed_tools`: a list of names, or `{"tool_names": […], "read_only": true}`.
@@ -109,13 +141,58 @@ fn entry(tool: &Value) -> Result<McpEntry, ApiError> {
             ));
         }
     };
-    for key in ["server_url", "connector_id", "headers", "authorization"] {
-        if tool.get(key).is_some_and(|v| !v.is_null()) {
+    let given = |key: &str| tool.get(key).filter(|v| !v.is_null());
+    if given("connector_id").is_some() {
+        return Err(invalid(format!(
+            "The `mcp` tool `{label}` has `connector_id`: this gateway has no connectors; name one of its MCP servers with `server_label`, or give a `server_url`."
+        )));
+    }
+    let remote = match given("server_url") {
+        None => {
+            for key in ["headers", "authorization"] {
+                if given(key).is_some() {
+                    return Err(invalid(format!(
+                        "The `mcp` tool `{label}` has `{key}` without `server_url`: the gateway's own servers are reached with the headers and tokens of its configuration."
+                    )));
+                }
+            }
+            None
+        }
+        Some(Value::String(url)) => Some(Remote {
+            url: url.clone(),
+            headers: match given("headers") {
+                None => BTreeMap::new(),
+                Some(Value::Object(headers)) => headers
+                    .iter()
+                    .map(|(name, value)| match value {
+                        Value::String(value) => Ok((name.clone(), value.clone())),
+                        _ => Err(invalid(format!(
+                            "The header `{name}` of the `mcp` tool `{label}` must be a string."
+                        ))),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "`headers` of the `mcp` tool `{label}` must be an object of strings."
+                    )));
+                }
+            },
+            authorization: match given("authorization") {
+                None => None,
+                Some(Value::String(token)) => Some(token.clone()),
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "`authorization` of the `mcp` tool `{label}` must be a string (the token)."
+                    )));
+                }
+            },
+        }),
+        Some(_) => {
             return Err(invalid(format!(
-                "The `mcp` tool `{label}` has `{key}`: this gateway reaches only the MCP servers it is configured with, named by `server_label` alone (their URLs, headers and tokens are in its configuration)."
+                "`server_url` of the `mcp` tool `{label}` must be a string."
             )));
         }
-    }
+    };
     let allowed = match tool.get("allowed_tools") {
         None | Some(Value::Null) => None,
         Some(Value::Array(names)) => Some(Allowed {
@@ -182,6 +259,7 @@ fn entry(tool: &Value) -> Result<McpEntry, ApiError> {
     };
     Ok(McpEntry {
         label,
+        remote,
         allowed,
         approval,
     })
@@ -236,6 +314,7 @@ mod tests {
             vec![
                 McpEntry {
                     label: "git".into(),
+                    remote: None,
                     allowed: Some(Allowed {
                         names: Some(vec!["git_status".into()]),
                         read_only: false
@@ -244,6 +323,7 @@ mod tests {
                 },
                 McpEntry {
                     label: "web".into(),
+                    remote: None,
                     allowed: Some(Allowed {
                         names: None,
                         read_only: true
@@ -258,6 +338,24 @@ mod tests {
         let (none, rest) = take(json!([function])).unwrap();
         assert!(none.is_empty());
         assert_eq!(rest, json!([function]));
+    }
+
+    #[test]
+    fn a_server_by_url_keeps_its_secrets_out_of_debug_output() {
+        let (entries, _) = take(
+            json!([{"type": "mcp", "server_label": "r", "server_url": "http://h/mcp",
+            "headers": {"X-Key": "k3y"}, "authorization": "t0ken"}]),
+        )
+        .unwrap();
+        let remote = entries[0].remote.as_ref().unwrap();
+        assert_eq!(remote.url, "http://h/mcp");
+        assert_eq!(remote.headers["X-Key"], "k3y");
+        assert_eq!(remote.authorization.as_deref(), Some("t0ken"));
+        let printed = format!("{:?}", entries[0]);
+        assert!(
+            !printed.contains("k3y") && !printed.contains("t0ken"),
+            "{printed}"
+        );
     }
 
     #[test]
@@ -293,12 +391,12 @@ mod tests {
         let refused = |tools: Value| take(tools).unwrap_err();
         assert!(refused(json!([{"type": "mcp"}])).contains("needs a `server_label`"));
         assert!(
-            refused(
-                json!([{"type": "mcp", "server_label": "x", "server_url": "http://10.0.0.1/mcp"}])
-            )
-            .contains(
-                "has `server_url`: this gateway reaches only the MCP servers it is configured with"
-            )
+            refused(json!([{"type": "mcp", "server_label": "x", "server_url": "http://h/mcp", "headers": {"A": 1}}]))
+                .contains("The header `A` of the `mcp` tool `x` must be a string")
+        );
+        assert!(
+            refused(json!([{"type": "mcp", "server_label": "x", "authorization": "t"}]))
+                .contains("has `authorization` without `server_url`")
         );
         assert!(
             refused(json!([{"type": "mcp", "server_label": "x", "allowed_tools": [1]}]))

@@ -56,7 +56,7 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
     let injection = inner
         // `mcp` tools go to the upstream as they are for now (OpenAI runs them itself); the
         // gateway's own answer to them, with its output items, is not built yet.
-        .inject(Target::Responses, &request, &[])
+        .inject(Target::Responses, &request, &[], Vec::new())
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);
@@ -233,7 +233,7 @@ impl Rounds {
         let outcomes = execute_within(
             &mut self.budget,
             &self.inner.sources,
-            self.injection.injected(),
+            &self.injection,
             &injected,
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )

@@ -180,30 +180,12 @@ impl Server {
                 }
             }
         };
-        let call = call_mcp(&peer, converted, arguments);
-        match in_turn(self.turns.as_ref(), self.timeout, call).await {
-            Ok(Answer::Answered {
-                output, is_error, ..
-            }) => CallOutcome { output, is_error },
-            // `call_mcp` answers every call itself.
-            Ok(Answer::Caller) => CallOutcome::error(format!(
-                "`{}` was handed back unanswered.",
-                converted.name()
-            )),
-            Err(Late::Waiting) => CallOutcome::error(format!(
-                "`{}` did not get its turn within {} s: the MCP server `{}` runs at most {} \
-                     calls at once, and they were all busy. Try again later, or answer without it.",
-                converted.name(),
-                self.timeout.as_secs_f64(),
-                self.name,
-                self.config.max_concurrent_calls.unwrap_or_default()
-            )),
-            Err(Late::Running) => CallOutcome::error(format!(
-                "`{}` did not finish within {} s and was abandoned.",
-                converted.name(),
-                self.timeout.as_secs_f64()
-            )),
-        }
+        let turns = self.turns.as_ref().map(|turns| Turns {
+            turns,
+            server: &self.name,
+            max: self.config.max_concurrent_calls.unwrap_or_default(),
+        });
+        call_peer(&peer, converted, arguments, self.timeout, turns).await
     }
 
     fn set_down(&self, why: String) {
@@ -328,6 +310,49 @@ async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
             Some(strong) => strong.state().restarts += 1,
             None => return,
         }
+    }
+}
+
+/// A server's bound on the calls running at once, and what to say of it.
+pub(crate) struct Turns<'a> {
+    turns: &'a tokio::sync::Semaphore,
+    server: &'a str,
+    max: u32,
+}
+
+/// Calls `converted` on `peer` (`tooldef::calls::call_mcp`: the source's name, the arguments
+/// restored) once it has a turn, all within `limit`; every way it can end is an outcome.
+pub(crate) async fn call_peer(
+    peer: &Peer<RoleClient>,
+    converted: &Converted,
+    arguments: &str,
+    limit: Duration,
+    turns: Option<Turns<'_>>,
+) -> CallOutcome {
+    let call = call_mcp(peer, converted, arguments);
+    match in_turn(turns.as_ref().map(|t| t.turns), limit, call).await {
+        Ok(Answer::Answered {
+            output, is_error, ..
+        }) => CallOutcome { output, is_error },
+        // `call_mcp` answers every call itself.
+        Ok(Answer::Caller) => CallOutcome::error(format!(
+            "`{}` was handed back unanswered.",
+            converted.name()
+        )),
+        Err(Late::Waiting) => {
+            let (server, max) = turns.map_or(("", 0), |t| (t.server, t.max));
+            CallOutcome::error(format!(
+                "`{}` did not get its turn within {} s: the MCP server `{server}` runs at most \
+                 {max} calls at once, and they were all busy. Try again later, or answer without it.",
+                converted.name(),
+                limit.as_secs_f64(),
+            ))
+        }
+        Err(Late::Running) => CallOutcome::error(format!(
+            "`{}` did not finish within {} s and was abandoned.",
+            converted.name(),
+            limit.as_secs_f64()
+        )),
     }
 }
 

@@ -285,21 +285,26 @@ def start_everything():
 # The token the example server wants over HTTP, which only the `settings` gateway's
 # `headers = { Authorization = "Bearer ${WEB2_TOKEN}" }` gives it.
 WEB2_TOKEN = "web2-" + uuid.uuid4().hex
+WEB2_URL = None  # where that server listens
 
 
 def start_settings_gateway():
     """The `settings` gateway: a gateway.toml with every per-server setting that issue 17 names."""
     web2 = Proc("mcp_server (HTTP, wants a token)", [BIN["mcp_server"], "--http", "127.0.0.1:0"],
                 dict(os.environ, MCP_BEARER_TOKEN=WEB2_TOKEN))
+    global WEB2_URL
     try:
         url = web2.wait_for(r"over Streamable HTTP at (http://\S+)", 60, "stderr").group(1)
+        WEB2_URL = url
     except AssertionError as error:
         GATEWAYS["settings"] = Gateway("settings", [])
         GATEWAYS["settings"].error = str(error)
         return
     path = os.path.join(tempfile.mkdtemp(prefix="tooldef-gateway-"), "gateway.toml")
     with open(path, "w") as f:
+        origin = "/".join(url.split("/")[:3])
         f.write(f"""upstream = "{UPSTREAM}/v1"
+allowed_server_urls = ["{origin}"]
 
 [servers.web2]
 url = "{url}"
@@ -1448,7 +1453,7 @@ def _(t):
     gw = gateway("main")
     for entry, words in (
         ({"type": "mcp", "server_label": "nowhere"}, "no MCP server labelled `nowhere`: its servers are everything, example"),
-        ({"type": "mcp", "server_label": "x", "server_url": "http://169.254.169.254/mcp"}, "has `server_url`"),
+        ({"type": "mcp", "server_label": "x", "server_url": "http://169.254.169.254/mcp"}, "is not one this gateway may reach"),
         ({"type": "mcp", "server_label": "example", "allowed_tools": "all"}, "`allowed_tools` of the `mcp` tool `example`"),
     ):
         try:
@@ -1457,6 +1462,46 @@ def _(t):
         except openai.BadRequestError as error:
             check(words in error.message, f"the message for {entry}: {error.message}")
     eq(len(upstream_log(t.marker, CHAT.path)), 0, "requests the upstream received")
+
+
+@test("mcp_server_url[chat]")
+def _(t):
+    gw = gateway("settings")  # allowed_server_urls: web2's origin alone
+    secret_header = "h-" + uuid.uuid4().hex
+    remote = {"type": "mcp", "server_label": "remote", "server_url": WEB2_URL, "authorization": WEB2_TOKEN,
+              "headers": {"X-Tooldef-Test": secret_header}, "allowed_tools": ["get_server_time"], "require_approval": "never"}
+    call_id = f"call_r_{t.tag}"
+    turns = [{"calls": [{"name": "remote__get_server_time", "arguments": {}, "id": call_id}]}, {"content": "via url"}]
+    reply = create(CHAT, gw.client(), CHAT.start(t.marker, turns), tools=[remote])
+    eq((reply.calls, reply.text), ([], "via url"), "the calls and the answer")
+    entries = upstream_log(t.marker, CHAT.path)
+    eq(len(entries), 2, "requests the upstream received")
+    eq(upstream_tool_names(CHAT, entries[0]), ["remote__get_server_time"], "the tools the upstream got")
+    result = results_by_id(CHAT, entries[1]["body"]).get(call_id, "")
+    check(result and "not" not in result.split()[:3], f"remote__get_server_time's result: {result!r}")
+    for entry in entries:
+        text = json.dumps(entry)
+        check(WEB2_TOKEN not in text and secret_header not in text, "the request's token or header reached the upstream")
+    output = gw.proc.text()
+    check(WEB2_TOKEN not in output and secret_header not in output, "the request's token or header is in the gateway's log")
+    # Without the token the server refuses the session: 424, as OpenAI answers.
+    try:
+        create(CHAT, gw.client(), CHAT.start(t.marker + "-no-token", turns), tools=[{**remote, "authorization": None}])
+        raise AssertionError("a server that refused the session was used")
+    except openai.APIStatusError as error:
+        eq(error.status_code, 424, "status")
+        check("could not be used" in error.message and "HTTP 401" in error.message, f"message: {error.message}")
+    for entry, words in (
+        ({**remote, "server_url": "http://127.0.0.1:1/mcp"}, "whose origin `http://127.0.0.1:1` is not one this gateway may reach"),
+        ({**remote, "server_url": "http://169.254.169.254/latest"}, "is not one this gateway may reach"),
+        ({**remote, "server_label": "web2"}, "the name of one of this gateway's own servers"),
+    ):
+        try:
+            create(CHAT, gw.client(), CHAT.start(t.marker + "-refused", turns), tools=[entry])
+            raise AssertionError(f"{entry['server_url']} as {entry['server_label']} was accepted")
+        except openai.BadRequestError as error:
+            check(words in error.message, f"message: {error.message}")
+    eq(len(upstream_log(t.marker + "-", CHAT.path)), 0, "requests the upstream received for the refused ones")
 
 
 # ---------------------------------------------------------------------------------------------
