@@ -194,22 +194,15 @@ fn a_bearer_token_is_sent_from_the_flag_or_the_environment() {
 fn headers_are_sent_with_every_request() {
     // The example accepts browser origins it is told to: the `Origin` header decides.
     let server = Served::example(&["--allowed-origin", "http://app.example:3000"]);
-    let list = |origin: &str| {
-        tooldef(
-            &[
-                "list",
-                "--to",
-                "chat",
-                "--url",
-                server.url(),
-                "--header",
-                &format!("Origin: {origin}"),
-                "--header",
-                "X-Trace: 1",
-            ],
-            &[],
-        )
+    // `tooldef list --to chat --url SERVER` with these `--header`s.
+    let list_with = |headers: &[&str]| {
+        let mut args = vec!["list", "--to", "chat", "--url", server.url()];
+        for header in headers {
+            args.extend(["--header", header]);
+        }
+        tooldef(&args, &[])
     };
+    let list = |origin: &str| list_with(&[&format!("Origin: {origin}"), "X-Trace: 1"]);
     let output = list("http://app.example:3000");
     assert_eq!(status(&output), 0, "{}", stderr(&output));
     let output = list("http://evil.example");
@@ -224,18 +217,7 @@ fn headers_are_sent_with_every_request() {
     );
     // A header HTTP cannot carry, or one the MCP client sets itself: usage errors.
     let refused = |header: &str, why: &str| {
-        let output = tooldef(
-            &[
-                "list",
-                "--to",
-                "chat",
-                "--url",
-                server.url(),
-                "--header",
-                header,
-            ],
-            &[],
-        );
+        let output = list_with(&[header]);
         assert_eq!(status(&output), 2);
         assert!(stderr(&output).contains(why), "{}", stderr(&output));
     };

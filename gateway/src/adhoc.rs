@@ -105,6 +105,8 @@ impl Adhoc {
             })
             .collect();
         let mut batch = Batch::default();
+        // The routes' source index means nothing here: calls to these tools go through
+        // `Adhoc::call`, which `catalog::execute` tries before the gateway's own sources.
         batch.add(0, &entry.label, &entry.label, &config.separator, &tools);
         let injected = batch.convert(target);
         let approval = injected

@@ -302,11 +302,7 @@ async fn execute(
                         is_error: false,
                     },
                     Ok(Err(err)) => CallOutcome::error(err.to_string()),
-                    Err(_) => CallOutcome::error(format!(
-                        "`{}` did not finish within {} s and was abandoned.",
-                        call.name,
-                        tool_timeout.as_secs_f64()
-                    )),
+                    Err(_) => CallOutcome::abandoned(&call.name, tool_timeout),
                 }
             }
         };

@@ -429,6 +429,14 @@ impl Inner {
         injected: &Injected,
         entries: &[McpEntry],
     ) -> (Option<HashSet<String>>, HashSet<String>) {
+        // The common request: no entries, and no server that asks first. Nothing to walk.
+        let asks = |source: &Source| match source {
+            Source::Mcp(server) => server.config.require_approval == RequireApproval::Always,
+            Source::Tools { .. } => false,
+        };
+        if entries.is_empty() && !self.sources.iter().any(asks) {
+            return (None, HashSet::new());
+        }
         let mut offered = HashSet::new();
         let mut approval = HashSet::new();
         for (name, route) in &injected.routes {
@@ -449,12 +457,7 @@ impl Inner {
             }
             let required = match entry.and_then(|entry| entry.approval.as_ref()) {
                 Some(approval) => approval.required(original),
-                None => match source {
-                    Source::Mcp(server) => {
-                        server.config.require_approval == RequireApproval::Always
-                    }
-                    Source::Tools { .. } => false,
-                },
+                None => asks(source),
             };
             if required {
                 approval.insert(name.clone());

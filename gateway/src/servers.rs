@@ -96,6 +96,14 @@ impl CallOutcome {
         }
     }
 
+    /// A call that ran past its time limit (`name` as the model called it).
+    pub(crate) fn abandoned(name: &str, limit: Duration) -> CallOutcome {
+        CallOutcome::error(format!(
+            "`{name}` did not finish within {} s and was abandoned.",
+            limit.as_secs_f64()
+        ))
+    }
+
     /// The output in words (every content block; see `tooldef::ToolOutput::to_text`), for an
     /// API whose tool results are text.
     pub fn text(&self) -> String {
@@ -348,11 +356,7 @@ pub(crate) async fn call_peer(
                 limit.as_secs_f64(),
             ))
         }
-        Err(Late::Running) => CallOutcome::error(format!(
-            "`{}` did not finish within {} s and was abandoned.",
-            converted.name(),
-            limit.as_secs_f64()
-        )),
+        Err(Late::Running) => CallOutcome::abandoned(converted.name(), limit),
     }
 }
 
