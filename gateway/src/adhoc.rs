@@ -26,6 +26,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Adhoc {
     /// The entry's `server_label`: the prefix of its tools.
     pub label: String,
+    /// Its tools as it listed them (those `allowed_tools` admits), for `mcp_list_tools`.
+    pub listed: Vec<Value>,
     /// Its tools, converted for the request's API.
     pub injected: Injected,
     /// Injected names whose calls need approval (they go back to the client).
@@ -128,6 +130,7 @@ impl Adhoc {
         );
         Ok(Adhoc {
             label: entry.label.clone(),
+            listed: tools,
             injected,
             approval,
             peer,

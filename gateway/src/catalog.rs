@@ -50,7 +50,7 @@ impl Source {
         }
     }
 
-    fn tools(&self) -> Arc<Vec<Value>> {
+    pub(crate) fn tools(&self) -> Arc<Vec<Value>> {
         match self {
             Source::Mcp(server) => server.tools(),
             Source::Tools { listed, .. } => listed.clone(),

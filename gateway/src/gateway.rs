@@ -327,23 +327,60 @@ impl Injection {
     /// and chosen by its `mcp` tools if it has any (a server it named by URL, all of whose
     /// admitted tools it gets, included).
     pub fn offers(&self, name: &str) -> bool {
-        self.active
-            && !self.conflicts.iter().any(|c| c == name)
-            && (self
-                .offered
-                .as_ref()
-                .is_none_or(|offered| offered.contains(name))
-                || self.adhoc_route(name).is_some())
+        self.active && !self.conflicts.iter().any(|c| c == name) && self.chose(name)
     }
 
-    /// Whether a call goes to an injected tool the gateway runs.
+    /// Whether an injected tool is among those the request's `mcp` tools chose (all of them when
+    /// it has none), whether or not it is sent this time.
+    pub fn chose(&self, name: &str) -> bool {
+        self.offered
+            .as_ref()
+            .is_none_or(|offered| offered.contains(name))
+            || self.adhoc_route(name).is_some()
+    }
+
+    /// Whether a call goes to an injected tool the gateway runs without asking.
     pub fn is_injected(&self, name: &str) -> bool {
-        let approval = match self.adhoc_route(name) {
-            Some((adhoc, _)) => adhoc.approval.contains(name),
-            None if self.injected().routes.contains_key(name) => self.approval.contains(name),
-            None => return false,
-        };
-        self.offers(name) && !approval
+        self.needs_approval(name) == Some(false) && self.offers(name)
+    }
+
+    /// Whether a call goes to an injected tool offered to this request whose calls need approval.
+    pub fn asks(&self, name: &str) -> bool {
+        self.needs_approval(name) == Some(true) && self.offers(name)
+    }
+
+    /// For an injected tool, whether its calls need approval; `None` for any other name.
+    fn needs_approval(&self, name: &str) -> Option<bool> {
+        match self.adhoc_route(name) {
+            Some((adhoc, _)) => Some(adhoc.approval.contains(name)),
+            None if self.injected().routes.contains_key(name) => Some(self.approval.contains(name)),
+            None => None,
+        }
+    }
+
+    /// The server (its `server_label`: a configured source's name, or a request's own server's
+    /// label) and the tool's own name that an injected name stands for.
+    pub fn server_and_tool<'a>(
+        &'a self,
+        sources: &'a [Source],
+        name: &str,
+    ) -> Option<(&'a str, &'a str)> {
+        if let Some((adhoc, route)) = self.adhoc_route(name) {
+            return Some((&adhoc.label, &route.converted.original_name));
+        }
+        let route = self.injected().routes.get(name)?;
+        Some((sources[route.source].name(), &route.converted.original_name))
+    }
+
+    /// The injected name of a server's tool, as [`Injection::server_and_tool`] reads it back.
+    pub fn injected_name(&self, sources: &[Source], label: &str, tool: &str) -> Option<String> {
+        let routes = std::iter::once(self.injected())
+            .chain(self.adhoc.iter().map(|adhoc| &adhoc.injected))
+            .flat_map(|injected| injected.routes.keys());
+        routes
+            .into_iter()
+            .find(|name| self.server_and_tool(sources, name) == Some((label, tool)))
+            .cloned()
     }
 
     /// The server named by URL that gives the injected tool `name`, and its route.

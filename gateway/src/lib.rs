@@ -35,6 +35,7 @@ mod config;
 mod conversation;
 mod error;
 mod gateway;
+mod mcp_items;
 mod mcp_tool;
 mod remote;
 mod responses;

@@ -21,6 +21,9 @@ use crate::conversation::{
 };
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
+use crate::mcp_items::{self, Decision};
+use crate::mcp_tool::take_entries;
+use crate::servers::CallOutcome;
 use crate::sse::{Gone, Writer, events};
 use crate::store::Kept;
 use crate::upstream::{informative_headers, passthrough, whole};
@@ -50,17 +53,48 @@ fn input_items(input: Option<Value>) -> Result<Vec<Value>, ApiError> {
 
 async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Response, Response> {
     let mut request = request_object(&body).map_err(IntoResponse::into_response)?;
-    let budget = Budget::of_request(&inner.config, &mut request, true)
+    let mut budget = Budget::of_request(&inner.config, &mut request, true)
         .map_err(IntoResponse::into_response)?;
-    reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
+    let shown_tools = shown_tools(&request);
+    // OpenAI's hosted-MCP entries choose this request's servers and tools; no upstream sees them,
+    // and the client is shown the calls to them as OpenAI shows its own (see `mcp_items`).
+    let entries = take_entries(&mut request).map_err(IntoResponse::into_response)?;
+    let adhoc = inner
+        .connect_remotes(&entries, Target::Responses)
+        .await
+        .map_err(IntoResponse::into_response)?;
+    let mut listed = reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
     let injection = inner
-        // `mcp` tools go to the upstream as they are for now (OpenAI runs them itself); the
-        // gateway's own answer to them, with its output items, is not built yet.
-        .inject(Target::Responses, &request, &[], Vec::new())
+        .inject(Target::Responses, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
+    let hosted = !entries.is_empty();
+    let mut decisions = Vec::new();
+    if hosted && request.contains_key("input") {
+        let items = input_items(request.remove("input")).map_err(IntoResponse::into_response)?;
+        let translated = mcp_items::translate(
+            items,
+            &inner.sources,
+            &injection,
+            &inner.store,
+            &inner.config.separator,
+        )
+        .map_err(IntoResponse::into_response)?;
+        listed.extend(translated.listed);
+        decisions = translated.decisions;
+        request.insert("input".to_owned(), Value::Array(translated.input));
+    }
     let upstream_headers = inner.upstream.headers(&headers, true);
     let conflicts = conflicts_header(&injection.conflicts);
-    if !inner.executes() || !injection.active {
+    if !inner.executes() || (!injection.active && !hosted) {
+        if let Some(Value::Array(input)) = request.get_mut("input") {
+            for decision in &decisions {
+                let outcome = CallOutcome::error(
+                    "Not run: this gateway hands calls to its client (inject mode).".to_owned(),
+                );
+                input[decision.at] =
+                    responses_function_output(&decision.call, &outcome.output, outcome.is_error);
+            }
+        }
         let answer = inner
             .upstream
             .post_json(
@@ -79,7 +113,14 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         response.headers_mut().extend(conflicts);
         return Ok(response);
     }
-    let input = input_items(request.remove("input")).map_err(IntoResponse::into_response)?;
+    let mut input = input_items(request.remove("input")).map_err(IntoResponse::into_response)?;
+    let hosted = if hosted {
+        let mut leading = mcp_items::list_tools(&inner.sources, &injection, &entries, &mut listed);
+        leading.extend(decide(&inner, &injection, &mut budget, &mut input, &decisions).await);
+        Some(Hosted { leading, listed })
+    } else {
+        None
+    };
     let rounds = Rounds {
         inner,
         injection,
@@ -90,6 +131,8 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         input,
         added: Vec::new(),
         hidden: Vec::new(),
+        hosted,
+        shown_tools,
     };
     if rounds.request.get("stream") == Some(&Value::Bool(true)) {
         rounds.stream(conflicts).await
@@ -98,22 +141,94 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
     }
 }
 
+/// The client's `tools` as a response echoes them: its `mcp` tools without the headers and the
+/// token they carry for their server.
+fn shown_tools(request: &Map<String, Value>) -> Value {
+    let mut tools = request.get("tools").cloned().unwrap_or_else(|| json!([]));
+    if let Value::Array(tools) = &mut tools {
+        for tool in tools
+            .iter_mut()
+            .filter(|tool| tool.get("type").and_then(Value::as_str) == Some("mcp"))
+        {
+            if let Value::Object(tool) = tool {
+                tool.remove("headers");
+                tool.remove("authorization");
+            }
+        }
+    }
+    tools
+}
+
+/// Runs or refuses the calls that the client's approval responses decide, puts each one's
+/// output where its response was, and gives the `mcp_call` items of those that were approved.
+async fn decide(
+    inner: &Inner,
+    injection: &Injection,
+    budget: &mut Budget,
+    input: &mut [Value],
+    decisions: &[Decision],
+) -> Vec<Value> {
+    let runs = |decision: &&Decision| decision.approve && injection.chose(&decision.call.name);
+    let calls: Vec<ToolCall> = decisions
+        .iter()
+        .filter(runs)
+        .map(|decision| decision.call.clone())
+        .collect();
+    let timeout = std::time::Duration::from_secs(inner.config.tool_timeout_secs);
+    let mut outcomes = execute_within(budget, &inner.sources, injection, &calls, timeout)
+        .await
+        .into_iter();
+    let mut shown = Vec::new();
+    for decision in decisions {
+        let outcome = if !decision.approve {
+            decision.refusal()
+        } else if runs(&decision) {
+            outcomes.next().expect("an outcome for every call run")
+        } else {
+            CallOutcome::error(format!(
+                "Not run: `{}` of `{}` is not among this request's tools.",
+                decision.tool, decision.label
+            ))
+        };
+        input[decision.at] =
+            responses_function_output(&decision.call, &outcome.output, outcome.is_error);
+        if decision.approve {
+            shown.push(mcp_items::call_item(
+                &decision.call,
+                &decision.label,
+                &decision.tool,
+                Some(&outcome),
+                Some(&decision.request_id),
+            ));
+        }
+    }
+    shown
+}
+
 /// Completes a follow-up into the conversation the model had: a `previous_response_id` the
 /// client was shown stands for the last upstream response of its rounds (whose injected calls
 /// get their outputs back), and the client's calls of a turn that mixed calls get the injected
-/// calls and outputs of that turn put back before them.
-fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<(), ApiError> {
+/// calls and outputs of that turn put back before them. Gives the `server_label`s whose tools
+/// the previous response's conversation listed.
+fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Vec<String>, ApiError> {
     let previous = request
         .get("previous_response_id")
         .and_then(Value::as_str)
         .and_then(|id| inner.store.get(&format!("resp:{id}")));
     let mut items = None;
+    let mut listed_before = Vec::new();
     if let Some(kept) = previous {
-        if let Kept::Response { last_id, outputs } = kept.as_ref() {
+        if let Kept::Response {
+            last_id,
+            outputs,
+            listed,
+        } = kept.as_ref()
+        {
             request.insert("previous_response_id".to_owned(), json!(last_id));
             let mut input = input_items(request.remove("input"))?;
             input.splice(0..0, outputs.iter().cloned());
             items = Some(input);
+            listed_before.clone_from(listed);
         }
     }
     let mut input = match items {
@@ -123,7 +238,7 @@ fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<(), ApiEr
                 Some(Value::Array(items)) => items,
                 _ => unreachable!("just matched an array"),
             },
-            _ => return Ok(()),
+            _ => return Ok(listed_before),
         },
     };
     let mut i = 0;
@@ -159,7 +274,7 @@ fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<(), ApiEr
         i += 1;
     }
     request.insert("input".to_owned(), Value::Array(input));
-    Ok(())
+    Ok(listed_before)
 }
 
 struct Rounds {
@@ -177,6 +292,37 @@ struct Rounds {
     added: Vec<Value>,
     /// The items the client is not shown: injected calls and their outputs.
     hidden: Vec<Value>,
+    /// For a request whose `mcp` tools chose its servers: what it shows of them.
+    hosted: Option<Hosted>,
+    /// The client's `tools`, as a response echoes them.
+    shown_tools: Value,
+}
+
+/// What a request with `mcp` tools shows of them.
+struct Hosted {
+    /// Shown before the first round's output: the `mcp_list_tools` of servers the conversation
+    /// has not listed, and the `mcp_call`s that approval responses ran.
+    leading: Vec<Value>,
+    /// The `server_label`s listed in the conversation so far.
+    listed: Vec<String>,
+}
+
+/// A round's calls, by who handles them.
+struct Plan {
+    /// Run here.
+    run: Vec<ToolCall>,
+    /// Shown as approval requests (hosted-MCP requests only).
+    ask: Vec<ToolCall>,
+    /// The client's.
+    client: Vec<ToolCall>,
+}
+
+/// What a round's calls did.
+struct Turn {
+    /// Whether the response ends with this round: calls went to the client or wait for approval.
+    ends: bool,
+    /// The items the client is shown for them: `mcp_call`s and `mcp_approval_request`s.
+    shown: Vec<Value>,
 }
 
 impl Rounds {
@@ -201,61 +347,139 @@ impl Rounds {
     /// asked the model directly (the injected ones are the gateway's business, and with 100 of
     /// them the echo is most of the answer).
     fn show_client_tools(&self, response: &mut Value) {
-        if let Some(tools) = response.get_mut("tools") {
-            *tools = self
-                .request
-                .get("tools")
-                .cloned()
-                .unwrap_or_else(|| json!([]));
+        if let Value::Object(response) = response {
+            response.insert("tools".to_owned(), self.shown_tools.clone());
         }
     }
 
+    /// Whether the gateway handles a call: it runs it, or (for hosted-MCP requests) asks the
+    /// client's approval for it.
+    fn handles(&self, name: &str) -> bool {
+        self.injection.is_injected(name) || (self.hosted.is_some() && self.injection.asks(name))
+    }
+
+    /// Whether an upstream output item is a call the gateway handles, which the client is not
+    /// shown as such.
     fn is_injected_item(&self, item: &Value) -> bool {
         item.get("type").and_then(Value::as_str) == Some("function_call")
             && item
                 .get("name")
                 .and_then(Value::as_str)
-                .is_some_and(|name| self.injection.is_injected(name))
+                .is_some_and(|name| self.handles(name))
     }
 
-    /// Runs a round's injected calls and adds the round to the conversation. `Some` (the
-    /// client's calls) when the client's own calls end the rounds.
+    fn plan(&self, calls: Vec<ToolCall>) -> Plan {
+        let mut plan = Plan {
+            run: Vec::new(),
+            ask: Vec::new(),
+            client: Vec::new(),
+        };
+        for call in calls {
+            if self.injection.is_injected(&call.name) {
+                plan.run.push(call);
+            } else if self.hosted.is_some() && self.injection.asks(&call.name) {
+                plan.ask.push(call);
+            } else {
+                plan.client.push(call);
+            }
+        }
+        plan
+    }
+
+    /// The server label and tool name the client knows a call by.
+    fn server_and_tool<'a>(&'a self, call: &'a ToolCall) -> (&'a str, &'a str) {
+        self.injection
+            .server_and_tool(&self.inner.sources, &call.name)
+            .unwrap_or(("", &call.name))
+    }
+
+    /// The `mcp_call` items of the calls a round is about to run, in progress (for a stream).
+    fn starting(&self, plan: &Plan) -> Vec<Value> {
+        if self.hosted.is_none() {
+            return Vec::new();
+        }
+        plan.run
+            .iter()
+            .map(|call| {
+                let (label, tool) = self.server_and_tool(call);
+                mcp_items::call_item(call, label, tool, None, None)
+            })
+            .collect()
+    }
+
+    /// Runs a round's injected calls and adds the round to the conversation; a hosted-MCP
+    /// request's client is shown them, and the calls that wait for approval.
     async fn execute(
         &mut self,
         response_id: &str,
         first_id: &str,
         output: &[Value],
-        calls: Vec<ToolCall>,
-    ) -> Option<Vec<ToolCall>> {
-        let (injected, client): (Vec<ToolCall>, Vec<ToolCall>) = calls
-            .into_iter()
-            .partition(|call| self.injection.is_injected(&call.name));
+        plan: Plan,
+    ) -> Turn {
+        let Plan { run, ask, client } = plan;
         let outcomes = execute_within(
             &mut self.budget,
             &self.inner.sources,
             &self.injection,
-            &injected,
+            &run,
             std::time::Duration::from_secs(self.inner.config.tool_timeout_secs),
         )
         .await;
-        let outputs: Vec<Value> = injected
+        let outputs: Vec<Value> = run
             .iter()
-            .zip(outcomes)
+            .zip(&outcomes)
             .map(|(call, outcome)| {
                 responses_function_output(call, &outcome.output, outcome.is_error)
             })
             .collect();
         self.added.extend(output.iter().cloned());
         self.added.extend(outputs.iter().cloned());
+        let ends = !client.is_empty() || !ask.is_empty();
+        if let Some(hosted) = &self.hosted {
+            // Nothing is hidden: the client has every item, and sends them back or names this
+            // response in `previous_response_id`, which needs the outputs of its last calls.
+            let mut shown = Vec::with_capacity(run.len() + ask.len());
+            for (call, outcome) in run.iter().zip(&outcomes) {
+                let (label, tool) = self.server_and_tool(call);
+                shown.push(mcp_items::call_item(call, label, tool, Some(outcome), None));
+            }
+            for call in &ask {
+                let (label, tool) = self.server_and_tool(call);
+                shown.push(mcp_items::approval_request(call, label, tool));
+                let kept = Kept::Approval {
+                    call: json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}),
+                    label: label.to_owned(),
+                    tool: tool.to_owned(),
+                };
+                self.inner.store.put(
+                    [mcp_items::approval_key(&mcp_items::approval_id(call))],
+                    kept,
+                );
+            }
+            if ends {
+                self.inner.store.put(
+                    [format!("resp:{first_id}")],
+                    Kept::Response {
+                        last_id: response_id.to_owned(),
+                        outputs,
+                        listed: hosted.listed.clone(),
+                    },
+                );
+            }
+            return Turn { ends, shown };
+        }
         let calls: Vec<Value> = output
             .iter()
             .filter(|item| self.is_injected_item(item))
             .cloned()
             .collect();
-        if client.is_empty() {
+        if !ends {
             self.hidden.extend(calls);
             self.hidden.extend(outputs);
-            return None;
+            return Turn {
+                ends,
+                shown: Vec::new(),
+            };
         }
         self.inner.store.put(
             client.iter().map(|call| format!("call:{}", call.id)),
@@ -270,19 +494,30 @@ impl Rounds {
             Kept::Response {
                 last_id: response_id.to_owned(),
                 outputs,
+                listed: Vec::new(),
             },
         );
-        Some(client)
+        Turn {
+            ends,
+            shown: Vec::new(),
+        }
     }
 
-    /// Keeps which upstream response a multi-round answer ended with, for `previous_response_id`.
+    /// Keeps which upstream response an answer ended with, for `previous_response_id`, when it
+    /// is not the visible one or the conversation listed servers' tools.
     fn remember(&self, first_id: &str, last_id: &str) {
-        if first_id != last_id {
+        let listed = self
+            .hosted
+            .as_ref()
+            .map(|hosted| hosted.listed.clone())
+            .unwrap_or_default();
+        if first_id != last_id || !listed.is_empty() {
             self.inner.store.put(
                 [format!("resp:{first_id}")],
                 Kept::Response {
                     last_id: last_id.to_owned(),
                     outputs: Vec::new(),
+                    listed,
                 },
             );
         }
@@ -320,7 +555,11 @@ impl Rounds {
     ) -> Result<Response, Response> {
         let mut usage = Value::Null;
         let mut first: Option<(Value, Value)> = None;
-        let mut visible = Vec::new();
+        let mut visible = self
+            .hosted
+            .as_mut()
+            .map(|hosted| std::mem::take(&mut hosted.leading))
+            .unwrap_or_default();
         let mut round = 0;
         loop {
             round += 1;
@@ -368,14 +607,15 @@ impl Rounds {
                     .filter(|item| !self.is_injected_item(item))
                     .cloned(),
             );
-            let any_injected = calls
-                .iter()
-                .any(|call| self.injection.is_injected(&call.name));
+            let any_injected = calls.iter().any(|call| self.handles(&call.name));
             let id = response["id"].as_str().unwrap_or_default().to_owned();
             let first_id = first.0.as_str().unwrap_or_default().to_owned();
             let last = self.budget.bound_at(round);
             if any_injected && last.is_none() {
-                if self.execute(&id, &first_id, &output, calls).await.is_none() {
+                let plan = self.plan(calls);
+                let turn = self.execute(&id, &first_id, &output, plan).await;
+                visible.extend(turn.shown);
+                if !turn.ends {
                     continue;
                 }
             } else {
@@ -432,6 +672,8 @@ struct ResponsesStream {
     first: Option<(Value, Value)>,
     visible: Vec<Value>,
     usage: Value,
+    /// Items shown before the first round's output, until they are.
+    leading: Vec<Value>,
 }
 
 impl ResponsesStream {
@@ -440,6 +682,17 @@ impl ResponsesStream {
         self.sequence += 1;
         let name = event["type"].as_str().unwrap_or("message").to_owned();
         writer.named(&name, &event).await
+    }
+
+    /// Shows items the gateway made, whole, after those shown so far.
+    async fn show(&mut self, writer: &Writer, items: Vec<Value>) -> Result<(), Gone> {
+        for item in items {
+            for event in mcp_items::shown(&item, self.visible.len()) {
+                self.send(writer, event).await?;
+            }
+            self.visible.push(item);
+        }
+        Ok(())
     }
 
     async fn fail(&mut self, writer: &Writer, message: String) -> Result<(), Gone> {
@@ -459,6 +712,9 @@ impl ResponsesStream {
     ) -> Result<(), Gone> {
         let mut answer = first;
         let mut round = 1;
+        if let Some(hosted) = &mut rounds.hosted {
+            self.leading = std::mem::take(&mut hosted.leading);
+        }
         loop {
             // Per upstream output index: the client's index, `None` for an injected call.
             let mut indexes: HashMap<u64, Option<usize>> = HashMap::new();
@@ -495,6 +751,8 @@ impl ResponsesStream {
                         }
                     }
                     "response.completed" => {
+                        let leading = std::mem::take(&mut self.leading);
+                        self.show(writer, leading).await?;
                         completed = Some(event["response"].take());
                         break;
                     }
@@ -508,6 +766,8 @@ impl ResponsesStream {
                         return self.send(writer, event).await;
                     }
                     _ => {
+                        let leading = std::mem::take(&mut self.leading);
+                        self.show(writer, leading).await?;
                         let Some(index) = event.get("output_index").and_then(Value::as_u64) else {
                             self.send(writer, event).await?;
                             continue;
@@ -574,7 +834,7 @@ impl ResponsesStream {
             let first_id = first.0.as_str().unwrap_or_default().to_owned();
             let injected = calls
                 .iter()
-                .filter(|call| rounds.injection.is_injected(&call.name))
+                .filter(|call| rounds.handles(&call.name))
                 .count();
             let last = rounds.budget.bound_at(round);
             let end = if injected == 0 || last.is_some() {
@@ -584,10 +844,24 @@ impl ResponsesStream {
                 writer
                     .comment(&format!("tooldef: running {injected} tool call(s)"))
                     .await?;
-                rounds
-                    .execute(&id, &first_id, &output, calls)
-                    .await
-                    .is_some()
+                let plan = rounds.plan(calls);
+                let starting = rounds.starting(&plan);
+                let base = self.visible.len();
+                for (k, item) in starting.iter().enumerate() {
+                    for event in mcp_items::call_started(item, base + k) {
+                        self.send(writer, event).await?;
+                    }
+                }
+                let turn = rounds.execute(&id, &first_id, &output, plan).await;
+                let mut shown = turn.shown.into_iter();
+                for (k, item) in shown.by_ref().take(starting.len()).enumerate() {
+                    for event in mcp_items::call_finished(&item, base + k) {
+                        self.send(writer, event).await?;
+                    }
+                    self.visible.push(item);
+                }
+                self.show(writer, shown.collect()).await?;
+                turn.ends
             };
             if end {
                 let visible = std::mem::take(&mut self.visible);

@@ -40,6 +40,19 @@ pub enum Kept {
         last_id: String,
         /// `function_call_output` items of the injected calls the client was not shown.
         outputs: Vec<Value>,
+        /// The `server_label`s whose `mcp_list_tools` the conversation has shown.
+        listed: Vec<String>,
+    },
+    /// A call shown to the client as an `mcp_approval_request`, kept under that item's id until
+    /// an `mcp_approval_response` runs or refuses it (through `previous_response_id`, when the
+    /// client does not send the request back).
+    Approval {
+        /// The `function_call` the model made, which the upstream keeps waiting for its output.
+        call: Value,
+        /// Its `server_label`.
+        label: String,
+        /// The tool's own name at that server.
+        tool: String,
     },
 }
 
@@ -119,6 +132,7 @@ mod tests {
         Kept::Response {
             last_id: id.to_owned(),
             outputs: Vec::new(),
+            listed: Vec::new(),
         }
     }
 

@@ -1505,6 +1505,195 @@ def _(t):
 
 
 # ---------------------------------------------------------------------------------------------
+# 12c. OpenAI's `mcp` tool entries on Responses: the hosted tool's output items, for any model
+
+
+from openai.types.responses import (  # noqa: E402 - the typed events the SDK must parse
+    ResponseMcpCallArgumentsDoneEvent,
+    ResponseMcpCallCompletedEvent,
+    ResponseMcpCallInProgressEvent,
+    ResponseMcpListToolsCompletedEvent,
+)
+
+
+def hosted(client, conversation, stream, **kw):
+    """One Responses request with `mcp` tools: the SDK's typed response (checked event by event
+    when streamed), its events, and the upstream's requests so far."""
+    raw = client.responses.with_raw_response.create(model=MODEL, input=conversation, stream=stream, **kw)
+    parsed = raw.parse()
+    if not stream:
+        return parsed, []
+    events = list(parsed)
+    return RESPONSES.check_events(events, set(), True), events
+
+
+def dump(items):
+    return [item.model_dump(exclude_none=True) for item in items]
+
+
+def mcp_example(**entry):
+    return {"type": "mcp", "server_label": "example", **entry}
+
+
+def check_hosted_events(events, want):
+    """The stream shows the hosted items with OpenAI's events, parsed into the SDK's classes."""
+    kinds = [e.type for e in events]
+    for kind, cls in want:
+        typed = [e for e in events if e.type == kind]
+        check(typed, f"no {kind} event in {kinds}")
+        check(all(isinstance(e, cls) for e in typed), f"{kind} not parsed as {cls.__name__}: {type(typed[0])}")
+
+
+@test("hosted_mcp_items[responses]")
+def _(t):
+    hosted_items(t, False)
+
+
+@test("hosted_mcp_items[responses-stream]")
+def _(t):
+    hosted_items(t, True)
+
+
+def hosted_items(t, stream):
+    gw = gateway("main")
+    call_id = f"call_h_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]},
+        {"content": "time: {tool_results}"},
+    ]
+    tools = [mcp_example(allowed_tools=["get_server_time", "sleep"], require_approval="never")]
+    conversation = RESPONSES.start(t.marker, turns)
+    response, events = hosted(gw.client(), conversation, stream, tools=tools)
+    eq([item.type for item in response.output], ["mcp_list_tools", "mcp_call", "message"], "the output items")
+    listing, call, message = response.output
+    eq((listing.server_label, sorted(tool.name for tool in listing.tools)), ("example", ["get_server_time", "sleep"]),
+       "mcp_list_tools: server and tools")
+    check(all(tool.input_schema.get("type") == "object" for tool in listing.tools), "the tools' input_schema")
+    eq((call.id, call.server_label, call.name, call.arguments, call.status, call.error),
+       (f"mcp_{call_id}", "example", "get_server_time", "{}", "completed", None), "the mcp_call")
+    check(SERVER_TIME in (call.output or ""), f"the call's output: {call.output!r}")
+    eq(message.content[0].text, f"time: {json.dumps([call.output])}", "the answer (which read the call's output)")
+    echoed = [tool.model_dump(exclude_none=True) for tool in response.tools]
+    eq([(tool["type"], tool.get("server_label")) for tool in echoed], [("mcp", "example")], "the tools the response echoes")
+    if stream:
+        check_hosted_events(events, [
+            ("response.mcp_list_tools.completed", ResponseMcpListToolsCompletedEvent),
+            ("response.mcp_call.in_progress", ResponseMcpCallInProgressEvent),
+            ("response.mcp_call_arguments.done", ResponseMcpCallArgumentsDoneEvent),
+            ("response.mcp_call.completed", ResponseMcpCallCompletedEvent),
+        ])
+    entries = upstream_log(t.marker, RESPONSES.path)
+    eq(len(entries), 2, "requests the upstream received")
+    for entry in entries:
+        eq(upstream_tool_names(RESPONSES, entry), ["example__get_server_time", "example__sleep"], "the tools the upstream got")
+        check("mcp_" not in json.dumps(RESPONSES.req_items(entry["body"])), "an mcp item reached the upstream")
+    # The conversation sent back whole: its items become function calls and outputs again, and the
+    # server's tools are not listed a second time.
+    again, _ = hosted(gw.client(), [*conversation, *dump(response.output)], stream, tools=tools)
+    eq([item.type for item in again.output], ["message"], "the follow-up's output (no second mcp_list_tools)")
+    body = upstream_log(t.marker, RESPONSES.path)[-1]["body"]
+    eq(RESPONSES.req_calls(body), [(call_id, "example__get_server_time", "{}")], "the call, as the upstream got it back")
+    eq(results_by_id(RESPONSES, body), {call_id: call.output}, "its output, as the upstream got it back")
+
+
+def approval_round_trip(t, stream, previous, approve):
+    gw = gateway("main")
+    call_id = f"call_ap_{t.tag}"
+    turns = [
+        {"content": "asking", "calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]},
+        {"content": "after: {tool_results}"},
+    ]
+    tools = [mcp_example(allowed_tools=["get_server_time"], require_approval={"always": {"tool_names": ["get_server_time"]}})]
+    conversation = RESPONSES.start(t.marker, turns)
+    first, _ = hosted(gw.client(), conversation, stream, tools=tools)
+    eq([item.type for item in first.output], ["mcp_list_tools", "message", "mcp_approval_request"], "the first output")
+    request = first.output[2]
+    eq((request.id, request.server_label, request.name, request.arguments),
+       (f"mcpr_{call_id}", "example", "get_server_time", "{}"), "the approval request")
+    eq(len(upstream_log(t.marker, RESPONSES.path)), 1, "requests the upstream received before the approval")
+    answer = {"type": "mcp_approval_response", "approval_request_id": request.id, "approve": approve}
+    if not approve:
+        answer["reason"] = "not today"
+    if previous:
+        second, _ = hosted(gw.client(), [answer], stream, tools=tools, previous_response_id=first.id)
+    else:
+        second, _ = hosted(gw.client(), [*conversation, *dump(first.output), answer], stream, tools=tools)
+    # By the tag, which the call's id carries: with previous_response_id, the marker is not sent again.
+    body = upstream_log(t.tag, RESPONSES.path)[-1]["body"]
+    result = results_by_id(RESPONSES, body).get(call_id, "")
+    if approve:
+        eq([item.type for item in second.output], ["mcp_call", "message"], "the output after the approval")
+        call = second.output[0]
+        eq((call.approval_request_id, call.name, call.status), (request.id, "get_server_time", "completed"), "the mcp_call")
+        check(SERVER_TIME in result, f"the upstream got the call's output: {result!r}")
+        eq(second.output[1].content[0].text, f"after: {json.dumps([result])}", "the answer")
+    else:
+        eq([item.type for item in second.output], ["message"], "the output after the refusal")
+        check("did not approve this call: not today" in result, f"the upstream was told of the refusal: {result!r}")
+    if previous:
+        check(body.get("previous_response_id"), "the follow-up reached the upstream without previous_response_id")
+    else:
+        eq(RESPONSES.req_calls(body), [(call_id, "example__get_server_time", "{}")], "the call, as the upstream got it back")
+
+
+for _stream in (False, True):
+    for _previous in (False, True):
+        for _approve in (True, False):
+            _name = "hosted_mcp_approval[responses{}{}{}]".format(
+                "-previous_response_id" if _previous else "", "-stream" if _stream else "", "" if _approve else "-refused")
+            TESTS.append((_name, functools.partial(approval_round_trip, stream=_stream, previous=_previous, approve=_approve), 45))
+
+
+@test("hosted_mcp_read_only[responses]")
+def _(t):
+    gw = gateway("main")
+    response, _ = hosted(gw.client(), RESPONSES.start(t.marker, [{"content": "hi"}]), False,
+                         tools=[mcp_example(allowed_tools={"read_only": True})])
+    listing = response.output[0]
+    eq(listing.type, "mcp_list_tools", "the first item")
+    names = sorted(tool.name for tool in listing.tools)
+    check("sleep" in names and "crash" not in names, f"the read-only tools listed: {names}")
+    check(all((tool.annotations or {}).get("readOnlyHint") is True for tool in listing.tools), "a listed tool is not read-only")
+    eq(sorted(upstream_tool_names(RESPONSES, upstream_log(t.marker, RESPONSES.path)[0])), [f"example__{n}" for n in names],
+       "the tools the upstream got")
+
+
+@test("hosted_mcp_unknown_approval[responses]")
+def _(t):
+    gw = gateway("main")
+    answer = {"type": "mcp_approval_response", "approval_request_id": "mcpr_nowhere", "approve": True}
+    try:
+        hosted(gw.client(), [*RESPONSES.start(t.marker, [{"content": "hi"}]), answer], False, tools=[mcp_example()])
+        raise AssertionError("an approval of an unknown request was accepted")
+    except openai.BadRequestError as error:
+        check("`mcpr_nowhere`, which is not an approval request" in error.message, f"message: {error.message}")
+    eq(len(upstream_log(t.marker, RESPONSES.path)), 0, "requests the upstream received")
+
+
+@test("hosted_mcp_server_url[responses]")
+def _(t):
+    gw = gateway("settings")
+    # The token travels in `headers` this time: the server only opens a session with it.
+    remote = {"type": "mcp", "server_label": "remote", "server_url": WEB2_URL, "require_approval": "never",
+              "headers": {"Authorization": f"Bearer {WEB2_TOKEN}"}, "allowed_tools": ["get_server_time"]}
+    call_id = f"call_rr_{t.tag}"
+    turns = [{"calls": [{"name": "remote__get_server_time", "arguments": {}, "id": call_id}]}, {"content": "via url"}]
+    response, _ = hosted(gw.client(), RESPONSES.start(t.marker, turns), True, tools=[remote])
+    eq([item.type for item in response.output], ["mcp_list_tools", "mcp_call", "message"], "the output items")
+    eq((response.output[1].server_label, response.output[1].status), ("remote", "completed"), "the mcp_call")
+    echoed = [tool.model_dump(exclude_none=True) for tool in response.tools]
+    check(all("headers" not in tool and "authorization" not in tool for tool in echoed), f"the echoed tools carry secrets: {echoed}")
+    for entry in upstream_log(t.marker, RESPONSES.path):
+        check(WEB2_TOKEN not in json.dumps(entry), "the request's header reached the upstream")
+    check(WEB2_TOKEN not in gw.proc.text(), "the request's header is in the gateway's log")
+    try:
+        hosted(gw.client(), RESPONSES.start(t.marker, turns), False, tools=[{**remote, "server_url": "http://10.0.0.1/mcp"}])
+        raise AssertionError("a server_url outside the allow-list was used")
+    except openai.BadRequestError as error:
+        check("is not one this gateway may reach" in error.message, f"message: {error.message}")
+
+
+# ---------------------------------------------------------------------------------------------
 # 13. inject mode
 
 
