@@ -194,6 +194,14 @@ pub struct GatewayArgs {
     /// `"tooldef": {"max_rounds": N, "max_tool_calls": N}`.
     #[arg(long, value_name = "N")]
     pub max_tool_calls: Option<u32>,
+    /// The most tools one upstream request may carry [default: the API's limit, 128]; beyond
+    /// it, a request gets the pinned tools and a search tool that finds the others.
+    #[arg(long, value_name = "N")]
+    pub max_tools: Option<usize>,
+    /// A tool (`SERVER__TOOL`) or a server (`SERVER`) always offered when the tools are too many
+    /// to send them all. Repeatable.
+    #[arg(long = "pin", value_name = "TOOL|SERVER")]
+    pub pinned: Vec<String>,
     /// How long a tool call may take, in seconds [default: 60].
     #[arg(long, value_name = "SECONDS")]
     pub tool_timeout: Option<u64>,

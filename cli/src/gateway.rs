@@ -77,6 +77,10 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
     if let Some(calls) = args.max_tool_calls {
         config.max_tool_calls = Some(calls);
     }
+    if let Some(tools) = args.max_tools {
+        config.max_tools = Some(tools);
+    }
+    config.pinned.extend(args.pinned.iter().cloned());
     if let Some(timeout) = args.tool_timeout {
         config.tool_timeout_secs = timeout;
     }

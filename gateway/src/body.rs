@@ -72,11 +72,14 @@ impl Serialize for Tools<'_> {
             seq.serialize_element(tool)?;
         }
         if self.injection.active {
+            if let Some(discovery) = &self.injection.discovery {
+                seq.serialize_element(&discovery.definition)?;
+            }
             let injected = self.injection.injected();
             let adhoc = self.injection.adhoc.iter().map(|adhoc| &adhoc.injected);
             for injected in std::iter::once(injected).chain(adhoc) {
                 for (name, raw) in injected.names.iter().zip(&injected.raw) {
-                    if self.injection.offers(name) {
+                    if self.injection.sends(name) {
                         seq.serialize_element(raw)?;
                     }
                 }

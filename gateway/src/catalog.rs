@@ -13,6 +13,7 @@ use tooldef::calls::ToolCall;
 use tooldef::convert::{ConvertOptions, Converted, convert};
 use tooldef::{CallContext, Target, ToolSet};
 
+use crate::discovery::SEARCH_TOOL;
 use crate::gateway::Injection;
 use crate::servers::{CallOutcome, Server};
 
@@ -278,6 +279,9 @@ async fn execute(
 ) -> Vec<CallOutcome> {
     let runs = calls.iter().map(|call| async move {
         let started = Instant::now();
+        if let (Some(discovery), SEARCH_TOOL) = (&injection.discovery, call.name.as_str()) {
+            return discovery.answer(&call.arguments);
+        }
         if let Some((adhoc, route)) = injection.adhoc_route(&call.name) {
             let outcome = adhoc.call(&route.converted, &call.arguments).await;
             log_call(&adhoc.label, route, call, started, &outcome);

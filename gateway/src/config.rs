@@ -58,6 +58,16 @@ pub struct Config {
     /// so that the gateway is no way into the operator's network.
     #[serde(default)]
     pub allowed_server_urls: Vec<String>,
+    /// The most tools one upstream request may carry, the client's own included; the API's own
+    /// limit (128 for OpenAI's) when absent, and never more than it. A request whose tools would
+    /// be more gets the `pinned` tools and a search tool instead, and the tools the model finds
+    /// with it in its next rounds.
+    #[serde(default)]
+    pub max_tools: Option<usize>,
+    /// Tools a request always gets when there are too many to send them all: injected names
+    /// (`github__create_issue`), or a server's name for all of its tools.
+    #[serde(default)]
+    pub pinned: Vec<String>,
 }
 
 /// What the gateway does with the calls a model makes to injected tools.
@@ -244,6 +254,8 @@ impl Config {
             store_ttl_secs: default_store_ttl(),
             servers: BTreeMap::new(),
             allowed_server_urls: Vec::new(),
+            max_tools: None,
+            pinned: Vec::new(),
         }
     }
 
@@ -271,6 +283,11 @@ impl Config {
             origin_of(origin).map_err(|why| {
                 ConfigError::Invalid(format!("`allowed_server_urls`: `{origin}` {why}"))
             })?;
+        }
+        if self.max_tools.is_some_and(|tools| tools < 2) {
+            return Err(ConfigError::Invalid(
+                "`max_tools` must be at least 2: the search tool and one tool it finds".to_owned(),
+            ));
         }
         if self.max_tool_calls == Some(0) {
             return Err(ConfigError::Invalid(

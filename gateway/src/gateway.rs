@@ -15,6 +15,7 @@ use tooldef::{Target, ToolSet};
 use crate::adhoc::Adhoc;
 use crate::catalog::{Catalog, Injected, Source};
 use crate::config::{Config, ConfigError, Mode, RequireApproval, ServerConfig};
+use crate::discovery::{Discovery, SEARCH_TOOL};
 use crate::error::ApiError;
 use crate::mcp_tool::McpEntry;
 use crate::servers::Server;
@@ -315,6 +316,9 @@ pub(crate) struct Injection {
     pub approval: HashSet<String>,
     /// The servers the request named by URL, connected for it.
     pub adhoc: Vec<Arc<Adhoc>>,
+    /// When its tools are more than one request can carry: the pinned ones, and a search for
+    /// the others.
+    pub discovery: Option<Discovery>,
 }
 
 impl Injection {
@@ -339,9 +343,21 @@ impl Injection {
             || self.adhoc_route(name).is_some()
     }
 
-    /// Whether a call goes to an injected tool the gateway runs without asking.
+    /// Whether a round's request carries the injected tool `name`: offered, and, when there
+    /// are too many to send, pinned or found.
+    pub fn sends(&self, name: &str) -> bool {
+        self.offers(name)
+            && self
+                .discovery
+                .as_ref()
+                .is_none_or(|discovery| discovery.sends(name))
+    }
+
+    /// Whether a call goes to an injected tool the gateway runs without asking (the search
+    /// tool included).
     pub fn is_injected(&self, name: &str) -> bool {
-        self.needs_approval(name) == Some(false) && self.offers(name)
+        (self.needs_approval(name) == Some(false) && self.offers(name))
+            || (name == SEARCH_TOOL && self.discovery.is_some())
     }
 
     /// Whether a call goes to an injected tool offered to this request whose calls need approval.
@@ -542,6 +558,7 @@ impl Inner {
             offered,
             approval,
             adhoc,
+            discovery: None,
         };
         if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
             return Ok(injection);
@@ -589,24 +606,6 @@ impl Inner {
             .map(str::to_owned)
             .collect();
         let total = client.len() + offered - conflicts.len();
-        if let Some(limit) = target.max_tools() {
-            if total > limit {
-                let servers: Vec<&str> = self.sources.iter().map(Source::name).collect();
-                return Err(ApiError::invalid(
-                    format!(
-                        "This request would carry {total} tools ({} of yours and {} injected by \
-                         the gateway from {}), more than {target} takes in one request ({limit}). \
-                         Narrow the servers' tools with `allow` or `deny` in the gateway's \
-                         configuration, or send fewer tools.",
-                        client.len(),
-                        total - client.len(),
-                        servers.join(", "),
-                    ),
-                    "too_many_tools",
-                )
-                .param("tools"));
-            }
-        }
         if !conflicts.is_empty() {
             tracing::warn!(
                 tools = %conflicts.join(", "),
@@ -615,7 +614,78 @@ impl Inner {
         }
         injection.active = true;
         injection.conflicts = conflicts;
+        let limit = match (target.max_tools(), self.config.max_tools) {
+            (Some(api), Some(configured)) => Some(api.min(configured)),
+            (api, configured) => api.or(configured),
+        };
+        if let Some(limit) = limit.filter(|limit| total > *limit) {
+            injection.discovery = Some(self.discovery(&injection, client.len(), limit)?);
+        }
         Ok(injection)
+    }
+
+    /// The search for a request whose tools are more than `limit`: its pinned tools are sent,
+    /// with the search tool, and as many found ones as there is room for.
+    fn discovery(
+        &self,
+        injection: &Injection,
+        client: usize,
+        limit: usize,
+    ) -> Result<Discovery, ApiError> {
+        let injected = std::iter::once(injection.injected())
+            .chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
+        let mut pinned = std::collections::HashSet::new();
+        let mut candidates = Vec::new();
+        for injected in injected {
+            for (name, tool) in injected.names.iter().zip(&injected.tools) {
+                if !injection.offers(name) {
+                    continue;
+                }
+                let server = injection
+                    .server_and_tool(&self.sources, name)
+                    .map(|(server, _)| server);
+                let pin = self
+                    .config
+                    .pinned
+                    .iter()
+                    .any(|pin| pin == name || Some(pin.as_str()) == server);
+                if pin {
+                    pinned.insert(name.clone());
+                } else {
+                    candidates.push((name.clone(), tool.clone()));
+                }
+            }
+        }
+        // The client's tools, the pinned ones, the search tool, and at least one found.
+        let fixed = client + pinned.len() + 1;
+        if fixed >= limit {
+            return Err(ApiError::invalid(
+                format!(
+                    "This request would carry {} tools ({client} of yours and {} injected by the \
+                     gateway), more than the {limit} one request may carry; the gateway finds \
+                     tools by search when there are too many, but your {client} and the {} it \
+                     pins leave no room for the search. Send fewer tools, or pin fewer \
+                     (`pinned` in the gateway's configuration).",
+                    client + pinned.len() + candidates.len(),
+                    pinned.len() + candidates.len(),
+                    pinned.len(),
+                ),
+                "too_many_tools",
+            )
+            .param("tools"));
+        }
+        tracing::info!(
+            pinned = pinned.len(),
+            searchable = candidates.len(),
+            limit,
+            "more tools than a request carries: sending the pinned ones and the search tool"
+        );
+        Ok(Discovery::new(
+            injection.target,
+            pinned,
+            candidates,
+            limit - fixed,
+        ))
     }
 
     /// Whether calls are executed here.

@@ -386,11 +386,11 @@ impl Rounds {
         plan
     }
 
-    /// The server label and tool name the client knows a call by.
-    fn server_and_tool<'a>(&'a self, call: &'a ToolCall) -> (&'a str, &'a str) {
+    /// The server label and tool name the client knows a call by; `None` for the gateway's own
+    /// search tool, whose calls the client is not shown.
+    fn server_and_tool<'a>(&'a self, call: &ToolCall) -> Option<(&'a str, &'a str)> {
         self.injection
             .server_and_tool(&self.inner.sources, &call.name)
-            .unwrap_or(("", &call.name))
     }
 
     /// The `mcp_call` items of the calls a round is about to run, in progress (for a stream).
@@ -400,9 +400,9 @@ impl Rounds {
         }
         plan.run
             .iter()
-            .map(|call| {
-                let (label, tool) = self.server_and_tool(call);
-                mcp_items::call_item(call, label, tool, None, None)
+            .filter_map(|call| {
+                let (label, tool) = self.server_and_tool(call)?;
+                Some(mcp_items::call_item(call, label, tool, None, None))
             })
             .collect()
     }
@@ -440,11 +440,12 @@ impl Rounds {
             // response in `previous_response_id`, which needs the outputs of its last calls.
             let mut shown = Vec::with_capacity(run.len() + ask.len());
             for (call, outcome) in run.iter().zip(&outcomes) {
-                let (label, tool) = self.server_and_tool(call);
-                shown.push(mcp_items::call_item(call, label, tool, Some(outcome), None));
+                if let Some((label, tool)) = self.server_and_tool(call) {
+                    shown.push(mcp_items::call_item(call, label, tool, Some(outcome), None));
+                }
             }
             for call in &ask {
-                let (label, tool) = self.server_and_tool(call);
+                let (label, tool) = self.server_and_tool(call).unwrap_or(("", &call.name));
                 shown.push(mcp_items::approval_request(call, label, tool));
                 let kept = Kept::Approval {
                     call: json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}),

@@ -24,6 +24,7 @@ bash "$root/tests/e2e/install.sh"
   cargo build -q -p tooldef-cli
   cargo build -q -p tooldef-scripted-upstream
   cargo build -q -p tooldef-examples --example mcp_server
+  cargo build -q -p tooldef-gateway-bench --bin corpus-mcp-server
 )
 target=${CARGO_TARGET_DIR:-"$root/target"}
 
@@ -34,6 +35,8 @@ set -m
   --upstream "$target/debug/scripted-upstream" \
   --mcp-server "$target/debug/examples/mcp_server" \
   --everything "$root/target/e2e-servers/npm/node_modules/.bin/mcp-server-everything" \
+  --corpus-server "$target/debug/corpus-mcp-server" \
+  --corpus "$root/tests/fixtures/corpus/github-mcp-server.tools.json" \
   "$@" &
 group=$!
 cleanup() {

@@ -265,6 +265,9 @@ def start_everything():
     GATEWAYS["kill"] = Gateway("kill", example)
     GATEWAYS["inject"] = Gateway("inject", [*example, "--mode", "inject"])
     GATEWAYS["key"] = Gateway("key", [*example, "--key-env", KEY_ENV], {KEY_ENV: KEY, "TOOLDEF_LOG": "debug"})
+    # 5 x github-mcp-server's 117 tools, the example server's 11 (pinned) and server-everything's.
+    corpus = [arg for k in range(1, 6) for arg in mcp(f"gh{k}", BIN["corpus_server"], BIN["corpus"])]
+    GATEWAYS["many"] = Gateway("many", [*corpus, *example, *everything, "--pin", "example"])
     web_error = None
     try:
         web.wait_for(r"listening on port", 60, "stderr")
@@ -1235,17 +1238,58 @@ def _(api, stream, t):
         return [api.tool(f"client_tool_{k}", f"Tool {k}.", params) for k in range(n)]
 
     turns = [{"content": "fine"}]
-    for n, suffix in ((130, "a"), (128 - injected + 1, "b")):
-        try:
-            create(api, client, api.start(t.marker + suffix, turns), tools=tools(n))
-            raise AssertionError(f"{n} client tools + {injected} injected were accepted")
-        except openai.BadRequestError as error:
-            body = error.response.json()
-            eq(body.get("error", {}).get("code"), "too_many_tools", f"error code with {n} client tools")
-            eq(body["error"].get("type"), "invalid_request_error", "error type")
-        eq(upstream_log(t.marker + suffix), [], f"requests the upstream received with {n} client tools")
+    # The client's tools alone leave no room for the search tool: refused.
+    try:
+        create(api, client, api.start(t.marker + "a", turns), tools=tools(130))
+        raise AssertionError(f"130 client tools + {injected} injected were accepted")
+    except openai.BadRequestError as error:
+        body = error.response.json()
+        eq(body.get("error", {}).get("code"), "too_many_tools", "error code with 130 client tools")
+        eq(body["error"].get("type"), "invalid_request_error", "error type")
+        check("leave no room for the search" in body["error"]["message"], f"message: {body['error']['message']}")
+    eq(upstream_log(t.marker + "a"), [], "requests the upstream received with 130 client tools")
+    # One more than fits: the client's tools and the search tool go upstream, not the injected ones.
+    n = 128 - injected + 1
+    reply = create(api, client, api.start(t.marker + "b", turns), tools=tools(n))
+    eq(reply.text, "fine", f"the answer with {n} client tools")
+    names = upstream_tool_names(api, upstream_log(t.marker + "b", api.path)[0])
+    eq(names, [*(f"client_tool_{k}" for k in range(n)), SEARCH_TOOL], "the tools the upstream got")
     reply = create(api, client, api.start(t.marker + "c", turns), tools=tools(128 - injected))
     eq(reply.text, "fine", f"the answer with exactly 128 tools in all ({128 - injected} client tools)")
+    eq(len(upstream_tool_names(api, upstream_log(t.marker + "c", api.path)[0])), 128, "the tools the upstream got")
+
+
+SEARCH_TOOL = "tooldef_search_tools"
+
+
+@both_apis("tool_search_over_600_tools", timeout=60)
+def _(api, stream, t):
+    gw = gateway("many")
+    listed = [api.def_name(d) for d in gw.tools(api.target)["data"]]
+    check(len(listed) >= 500, f"the gateway has {len(listed)} tools, not 500 or more")
+    search_id, call_id = f"call_s_{t.tag}", f"call_c_{t.tag}"
+    pr = {"owner": "octo", "repo": "hello", "title": t.marker, "head": "feature", "base": "main"}
+    turns = [
+        {"calls": [{"name": SEARCH_TOOL, "arguments": {"query": "create a pull request"}, "id": search_id}]},
+        {"calls": [{"name": "gh2__create_pull_request", "arguments": pr, "id": call_id}]},
+        {"content": "done: {tool_results}"},
+    ]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    eq(reply.calls, [], "tool calls the client got")
+    check(reply.text.startswith("done: "), f"the answer: {short(reply.text)}")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 3, "requests the upstream received (search, call, answer)")
+    sent = [upstream_tool_names(api, entry) for entry in entries]
+    for k, names in enumerate(sent):
+        check(len(names) <= 128, f"request {k + 1} carried {len(names)} tools")
+        check(SEARCH_TOOL in names and "example__get_server_time" in names, f"request {k + 1} lacks the search or a pinned tool")
+    check(not any(n.startswith("gh") for n in sent[0]), f"the first request carried found tools: {sent[0]}")
+    found = results_by_id(api, entries[1]["body"]).get(search_id, "")
+    check("- gh2__create_pull_request: " in found, f"the search's answer: {short(found)}")
+    check("gh2__create_pull_request" in sent[1], f"the found tool is not in the next round's tools: {sent[1]}")
+    result = results_by_id(api, entries[2]["body"]).get(call_id, "")
+    check(result.startswith("create_pull_request called with"), f"the found tool's result: {short(result)}")
+    check(t.marker in result, f"the call's arguments did not reach the server: {short(result)}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1987,6 +2031,8 @@ def main():
     parser.add_argument("--upstream", help="target/debug/scripted-upstream")
     parser.add_argument("--mcp-server", help="target/debug/examples/mcp_server")
     parser.add_argument("--everything", help="node_modules/.bin/mcp-server-everything")
+    parser.add_argument("--corpus-server", help="target/debug/corpus-mcp-server")
+    parser.add_argument("--corpus", help="tests/fixtures/corpus/github-mcp-server.tools.json")
     parser.add_argument("-k", action="append", default=[], help="run only the tests whose name contains this")
     parser.add_argument("--list", action="store_true", help="list the tests and stop")
     options = parser.parse_args()
@@ -1995,10 +2041,14 @@ def main():
         print("\n".join(name for name, _, _ in selected))
         return 0
     for key, path in (("tooldef", options.tooldef), ("upstream", options.upstream),
-                      ("mcp_server", options.mcp_server), ("everything", options.everything)):
+                      ("mcp_server", options.mcp_server), ("everything", options.everything),
+                      ("corpus_server", options.corpus_server)):
         if not path or not os.access(path, os.X_OK):
             parser.error(f"--{key.replace('_', '-')}: not an executable: {path}")
         BIN[key] = os.path.abspath(path)
+    if not options.corpus or not os.path.isfile(options.corpus):
+        parser.error(f"--corpus: not a file: {options.corpus}")
+    BIN["corpus"] = os.path.abspath(options.corpus)
 
     def on_alarm(signum, frame):
         raise TestTimeout("the test's time limit ran out")
