@@ -214,6 +214,39 @@ pub fn shown(item: &Value, index: usize) -> Vec<Value> {
     }
 }
 
+/// A `tool_choice` of OpenAI's `{"type": "mcp", "server_label", "name"}` form, as the upstream
+/// takes it: the named tool as a function, or any tool (`"required"`) when it names none. `None`
+/// for any other choice.
+pub fn tool_choice(
+    choice: Option<&Value>,
+    sources: &[Source],
+    injection: &Injection,
+) -> Result<Option<Value>, ApiError> {
+    let Some(choice) = choice.filter(|c| c.get("type").and_then(Value::as_str) == Some("mcp"))
+    else {
+        return Ok(None);
+    };
+    let label = choice
+        .get("server_label")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let Some(tool) = choice.get("name").and_then(Value::as_str) else {
+        return Ok(Some(json!("required")));
+    };
+    match injection.injected_name(sources, label, tool) {
+        Some(name) if injection.offers(&name) => {
+            Ok(Some(json!({"type": "function", "name": name})))
+        }
+        _ => Err(ApiError::invalid(
+            format!(
+                "`tool_choice` names the tool `{tool}` of the MCP server `{label}`, which this request does not offer: name a tool its `mcp` tools allow."
+            ),
+            "invalid_tool_choice",
+        )
+        .param("tool_choice")),
+    }
+}
+
 /// A client's answer to an approval request, read with the call it decides.
 pub struct Decision {
     /// The `mcp_approval_request`'s id.

@@ -68,6 +68,12 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .inject(Target::Responses, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
     let hosted = !entries.is_empty();
+    if let Some(choice) =
+        mcp_items::tool_choice(request.get("tool_choice"), &inner.sources, &injection)
+            .map_err(IntoResponse::into_response)?
+    {
+        request.insert("tool_choice".to_owned(), choice);
+    }
     let mut decisions = Vec::new();
     if hosted && request.contains_key("input") {
         let items = input_items(request.remove("input")).map_err(IntoResponse::into_response)?;

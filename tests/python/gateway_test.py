@@ -1702,6 +1702,23 @@ def _(t):
        "the tools the upstream got")
 
 
+@test("hosted_mcp_tool_choice[responses]")
+def _(t):
+    gw = gateway("main")
+    turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"content": "forced"}]
+    choice = {"type": "mcp", "server_label": "example", "name": "get_server_time"}
+    response, _ = hosted(gw.client(), RESPONSES.start(t.marker, turns), False, tools=[mcp_example()], tool_choice=choice)
+    eq([item.type for item in response.output], ["mcp_list_tools", "mcp_call", "message"], "the output items")
+    eq([entry["body"].get("tool_choice") for entry in upstream_log(t.marker, RESPONSES.path)],
+       [{"type": "function", "name": "example__get_server_time"}, "auto"], "the tool_choice each round sent upstream")
+    try:
+        hosted(gw.client(), RESPONSES.start(t.marker + "-x", turns), False,
+               tools=[mcp_example(allowed_tools=["sleep"])], tool_choice=choice)
+        raise AssertionError("a tool_choice of a tool the request does not offer was accepted")
+    except openai.BadRequestError as error:
+        check("which this request does not offer" in error.message, f"message: {error.message}")
+
+
 @test("hosted_mcp_unknown_approval[responses]")
 def _(t):
     gw = gateway("main")
