@@ -1553,10 +1553,13 @@ def _(t):
 
 
 from openai.types.responses import (  # noqa: E402 - the typed events the SDK must parse
+    ResponseMcpCallArgumentsDeltaEvent,
     ResponseMcpCallArgumentsDoneEvent,
     ResponseMcpCallCompletedEvent,
+    ResponseMcpCallFailedEvent,
     ResponseMcpCallInProgressEvent,
     ResponseMcpListToolsCompletedEvent,
+    ResponseMcpListToolsInProgressEvent,
 )
 
 
@@ -1600,44 +1603,64 @@ def _(t):
 
 def hosted_items(t, stream):
     gw = gateway("main")
-    call_id = f"call_h_{t.tag}"
+    call_id, echo_id, crash_id = f"call_h_{t.tag}", f"call_e_{t.tag}", f"call_x_{t.tag}"
     turns = [
-        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id}]},
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id},
+                   {"name": "everything__echo", "arguments": {"message": t.marker}, "id": echo_id},
+                   {"name": "example__crash", "arguments": {"message": "boom"}, "id": crash_id}]},
         {"content": "time: {tool_results}"},
     ]
-    tools = [mcp_example(allowed_tools=["get_server_time", "sleep"], require_approval="never")]
+    tools = [mcp_example(allowed_tools=["get_server_time", "sleep", "crash"], require_approval="never"),
+             {"type": "mcp", "server_label": "everything", "allowed_tools": ["echo"], "require_approval": "never"}]
     conversation = RESPONSES.start(t.marker, turns)
     response, events = hosted(gw.client(), conversation, stream, tools=tools)
-    eq([item.type for item in response.output], ["mcp_list_tools", "mcp_call", "message"], "the output items")
-    listing, call, message = response.output
-    eq((listing.server_label, sorted(tool.name for tool in listing.tools)), ("example", ["get_server_time", "sleep"]),
+    eq([item.type for item in response.output],
+       ["mcp_list_tools", "mcp_list_tools", "mcp_call", "mcp_call", "mcp_call", "message"], "the output items")
+    listing, echo_listing, call, echo, crash, message = response.output
+    eq((listing.server_label, sorted(tool.name for tool in listing.tools)), ("example", ["crash", "get_server_time", "sleep"]),
        "mcp_list_tools: server and tools")
+    eq((echo_listing.server_label, [tool.name for tool in echo_listing.tools]), ("everything", ["echo"]),
+       "server-everything's mcp_list_tools")
     check(all(tool.input_schema.get("type") == "object" for tool in listing.tools), "the tools' input_schema")
     eq((call.id, call.server_label, call.name, call.arguments, call.status, call.error),
        (f"mcp_{call_id}", "example", "get_server_time", "{}", "completed", None), "the mcp_call")
     check(SERVER_TIME in (call.output or ""), f"the call's output: {call.output!r}")
-    eq(message.content[0].text, f"time: {json.dumps([call.output])}", "the answer (which read the call's output)")
+    eq((echo.server_label, echo.name, echo.status), ("everything", "echo", "completed"), "server-everything's mcp_call")
+    check(t.marker in (echo.output or ""), f"the echo's output: {echo.output!r}")
+    eq((crash.status, crash.output, crash.error.type if crash.error else None), ("failed", None, "mcp_tool_execution_error"),
+       "the failed mcp_call")
+    eq(message.content[0].text, "time: " + json.dumps([call.output, echo.output, crash.error.content[0]['text']], separators=(',', ':')),
+       "the answer (which read the calls' outputs)")
     echoed = [tool.model_dump(exclude_none=True) for tool in response.tools]
-    eq([(tool["type"], tool.get("server_label")) for tool in echoed], [("mcp", "example")], "the tools the response echoes")
+    eq([(tool["type"], tool.get("server_label")) for tool in echoed], [("mcp", "example"), ("mcp", "everything")],
+       "the tools the response echoes")
     if stream:
         check_hosted_events(events, [
+            ("response.mcp_list_tools.in_progress", ResponseMcpListToolsInProgressEvent),
             ("response.mcp_list_tools.completed", ResponseMcpListToolsCompletedEvent),
             ("response.mcp_call.in_progress", ResponseMcpCallInProgressEvent),
+            ("response.mcp_call_arguments.delta", ResponseMcpCallArgumentsDeltaEvent),
             ("response.mcp_call_arguments.done", ResponseMcpCallArgumentsDoneEvent),
             ("response.mcp_call.completed", ResponseMcpCallCompletedEvent),
+            ("response.mcp_call.failed", ResponseMcpCallFailedEvent),
         ])
     entries = upstream_log(t.marker, RESPONSES.path)
     eq(len(entries), 2, "requests the upstream received")
     for entry in entries:
-        eq(upstream_tool_names(RESPONSES, entry), ["example__get_server_time", "example__sleep"], "the tools the upstream got")
+        eq(sorted(upstream_tool_names(RESPONSES, entry)),
+           ["everything__echo", "example__crash", "example__get_server_time", "example__sleep"], "the tools the upstream got")
         check("mcp_" not in json.dumps(RESPONSES.req_items(entry["body"])), "an mcp item reached the upstream")
     # The conversation sent back whole: its items become function calls and outputs again, and the
     # server's tools are not listed a second time.
     again, _ = hosted(gw.client(), [*conversation, *dump(response.output)], stream, tools=tools)
     eq([item.type for item in again.output], ["message"], "the follow-up's output (no second mcp_list_tools)")
     body = upstream_log(t.marker, RESPONSES.path)[-1]["body"]
-    eq(RESPONSES.req_calls(body), [(call_id, "example__get_server_time", "{}")], "the call, as the upstream got it back")
-    eq(results_by_id(RESPONSES, body), {call_id: call.output}, "its output, as the upstream got it back")
+    eq([c[:2] for c in RESPONSES.req_calls(body)],
+       [(call_id, "example__get_server_time"), (echo_id, "everything__echo"), (crash_id, "example__crash")],
+       "the calls, as the upstream got them back")
+    eq(results_by_id(RESPONSES, body),
+       {call_id: call.output, echo_id: echo.output, crash_id: crash.error.content[0]["text"]},
+       "their outputs, as the upstream got them back")
 
 
 def approval_round_trip(t, stream, previous, approve):
