@@ -1711,6 +1711,41 @@ for _stream in (False, True):
             TESTS.append((_name, functools.partial(approval_round_trip, stream=_stream, previous=_previous, approve=_approve), 45))
 
 
+def hosted_mixed(t, previous):
+    """A turn that calls an MCP tool and one of the client's: the client gets the mcp_call and its
+    own call, and its follow-up completes the conversation either way."""
+    gw = gateway("main")
+    call_id, lo_id = f"call_hm_{t.tag}", f"call_lo_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__get_server_time", "arguments": {}, "id": call_id},
+                   {"name": "lookup_order", "arguments": {"order_id": "B-1"}, "id": lo_id}]},
+        {"content": "final: {tool_results}"},
+    ]
+    tools = [mcp_example(allowed_tools=["get_server_time"], require_approval="never"), lookup_order(RESPONSES)]
+    conversation = RESPONSES.start(t.marker, turns)
+    first, _ = hosted(gw.client(), conversation, False, tools=tools)
+    # A round's own items first, then the calls the gateway ran (as a stream can show them).
+    eq([item.type for item in first.output], ["mcp_list_tools", "function_call", "mcp_call"], "the first output")
+    output = {"type": "function_call_output", "call_id": lo_id, "output": f"shipped {t.tag}"}
+    if previous:
+        second, _ = hosted(gw.client(), [output], False, tools=tools, previous_response_id=first.id)
+    else:
+        second, _ = hosted(gw.client(), [*conversation, *dump(first.output), output], False, tools=tools)
+    eq([item.type for item in second.output], ["message"], "the follow-up's output")
+    results = json_after(second.output[0].content[0].text, "final: ")
+    eq(results, [first.output[2].output, f"shipped {t.tag}"], "the results the model read")
+
+
+@test("hosted_mcp_mixed[responses]")
+def _(t):
+    hosted_mixed(t, False)
+
+
+@test("hosted_mcp_mixed[responses-previous_response_id]")
+def _(t):
+    hosted_mixed(t, True)
+
+
 @test("hosted_mcp_read_only[responses]")
 def _(t):
     gw = gateway("main")
