@@ -202,6 +202,10 @@ pub struct GatewayArgs {
     /// to send them all. Repeatable.
     #[arg(long = "pin", value_name = "TOOL|SERVER")]
     pub pinned: Vec<String>,
+    /// How long a stopping gateway (SIGTERM, Ctrl-C) lets conversations in flight finish, in
+    /// seconds [default: 30]; streams still running then end with an error event.
+    #[arg(long, value_name = "SECONDS")]
+    pub shutdown_grace: Option<u64>,
     /// How long a tool call may take, in seconds [default: 60].
     #[arg(long, value_name = "SECONDS")]
     pub tool_timeout: Option<u64>,

@@ -81,6 +81,9 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
         config.max_tools = Some(tools);
     }
     config.pinned.extend(args.pinned.iter().cloned());
+    if let Some(grace) = args.shutdown_grace {
+        config.shutdown_grace_secs = grace;
+    }
     if let Some(timeout) = args.tool_timeout {
         config.tool_timeout_secs = timeout;
     }

@@ -15,9 +15,7 @@ use tooldef::calls::{ChatCallAccumulator, ToolCall, chat_tool_calls, chat_tool_m
 
 use crate::body::Outgoing;
 use crate::catalog::execute_within;
-use crate::conversation::{
-    Budget, Texts, add_usage, conflicts_header, forces_a_call, request_object,
-};
+use crate::conversation::{Budget, STOPPED, Texts, add_usage, forces_a_call, request_object};
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
 use crate::mcp_tool::take_entries;
@@ -51,7 +49,7 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .inject(Target::ChatCompletions, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
-    let conflicts = conflicts_header(&injection.conflicts);
+    let conflicts = injection.headers(&inner.sources);
     if !inner.executes() || !injection.active {
         let answer = inner
             .upstream
@@ -392,10 +390,20 @@ impl Rounds {
         let (mut response, writer) = crate::sse::response();
         response.headers_mut().extend(informative);
         response.headers_mut().extend(conflicts);
+        let inner = self.inner.clone();
         tokio::spawn(async move {
             let mut stream = ChatStream::new(self.request.get("stream_options"));
-            if let Err(Gone) = stream.run(self, answer, &writer).await {
-                tracing::info!("the client went away during a streamed completion");
+            let cut = tokio::select! {
+                ran = stream.run(self, answer, &writer) => {
+                    if let Err(Gone) = ran {
+                        tracing::info!("the client went away during a streamed completion");
+                    }
+                    false
+                }
+                () = inner.deadline() => true,
+            };
+            if cut {
+                let _ = stream.fail(&writer, STOPPED.to_owned()).await;
             }
         });
         Ok(response)

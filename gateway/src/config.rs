@@ -68,6 +68,10 @@ pub struct Config {
     /// (`github__create_issue`), or a server's name for all of its tools.
     #[serde(default)]
     pub pinned: Vec<String>,
+    /// How long a stopping gateway (SIGTERM, Ctrl-C) lets the conversations in flight finish,
+    /// in seconds; streams still running then end with an error event.
+    #[serde(default = "default_shutdown_grace")]
+    pub shutdown_grace_secs: u64,
 }
 
 /// What the gateway does with the calls a model makes to injected tools.
@@ -256,6 +260,7 @@ impl Config {
             allowed_server_urls: Vec::new(),
             max_tools: None,
             pinned: Vec::new(),
+            shutdown_grace_secs: default_shutdown_grace(),
         }
     }
 
@@ -428,6 +433,10 @@ fn default_separator() -> String {
 
 fn default_store_ttl() -> u64 {
     900
+}
+
+fn default_shutdown_grace() -> u64 {
+    30
 }
 
 #[cfg(test)]

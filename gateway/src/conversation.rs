@@ -2,7 +2,6 @@
 //! client forced a tool, the bounds on the rounds, usage summed over rounds, and the rounds'
 //! texts made one answer.
 
-use axum::http::{HeaderName, HeaderValue};
 use serde_json::{Map, Value};
 
 /// Whether `tool_choice` forces a call (`"required"` or a named tool): it must not be sent
@@ -37,6 +36,9 @@ impl Bound {
 /// The request member through which a client sets its own bounds: `{"tooldef": {"max_rounds":
 /// 4, "max_tool_calls": 8}}`. It is the gateway's, and never reaches the upstream.
 pub const EXTENSION: &str = "tooldef";
+
+/// The last event of a stream that a stopping gateway cut at the end of its grace.
+pub const STOPPED: &str = "The gateway stopped before this answer was complete: it was asked to shut down, and the conversation ran past the time it gives conversations in flight. Send the request again.";
 
 /// One request's bounds on its rounds, and how many injected calls the rounds have run.
 #[derive(Debug, Clone)]
@@ -245,16 +247,6 @@ pub fn request_object(body: &[u8]) -> Result<Map<String, Value>, crate::error::A
             "invalid_json",
         )),
     }
-}
-
-/// The header that tells the client which of its tools took an injected tool's name.
-pub fn conflicts_header(conflicts: &[String]) -> Vec<(HeaderName, HeaderValue)> {
-    if conflicts.is_empty() {
-        return Vec::new();
-    }
-    HeaderValue::from_str(&conflicts.join(", "))
-        .map(|v| vec![(HeaderName::from_static("x-tooldef-conflicts"), v)])
-        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::http::{HeaderName, HeaderValue};
 use axum::serve::ListenerExt;
 use serde_json::{Map, Value};
 use tokio::net::TcpListener;
@@ -21,6 +22,11 @@ use crate::mcp_tool::McpEntry;
 use crate::servers::Server;
 use crate::store::Store;
 use crate::upstream::Upstream;
+
+/// How long the streams cut at the shutdown's deadline have to write their last event.
+const FLUSH_AFTER_DEADLINE: Duration = Duration::from_secs(2);
+/// How long an MCP server has to end after SIGTERM before its group is killed.
+const SERVER_STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// How many things the store keeps at most.
 const STORE_CAPACITY: usize = 100_000;
@@ -53,6 +59,16 @@ pub(crate) struct Inner {
     pub store: Store,
     /// The key clients must present.
     pub key: Option<String>,
+    /// Becomes `true` when the grace a stopping gateway gives its conversations is over.
+    pub shutdown: tokio::sync::watch::Sender<bool>,
+}
+
+impl Inner {
+    /// Resolves once a stopping gateway's grace is over: streams still running end then.
+    pub async fn deadline(&self) {
+        let mut passed = self.shutdown.subscribe();
+        let _ = passed.wait_for(|passed| *passed).await;
+    }
 }
 
 /// Builds a [`Gateway`].
@@ -89,7 +105,10 @@ impl Gateway {
         crate::app::router(self.inner.clone())
     }
 
-    /// Serves on `listener` until the process is asked to stop (Ctrl-C or SIGTERM).
+    /// Serves on `listener` until the process is asked to stop (Ctrl-C or SIGTERM). Then it
+    /// takes no new connections, and the conversations in flight have `shutdown_grace_secs` to
+    /// finish: streams still running after that end with an error event, requests still waiting
+    /// for their answer are cut, and the MCP servers' process groups are ended.
     pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
         // Streamed events are small: they must not wait for the client's delayed ACK.
         let listener = listener.tap_io(|tcp| {
@@ -97,9 +116,37 @@ impl Gateway {
                 tracing::debug!("TCP_NODELAY not set: {err}");
             }
         });
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown_signal())
-            .await
+        let grace = Duration::from_secs(self.inner.config.shutdown_grace_secs);
+        let (asked, stopping) = tokio::sync::oneshot::channel::<()>();
+        let server = axum::serve(listener, self.router()).with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!(
+                grace_secs = grace.as_secs(),
+                "stopping: no new requests; the conversations in flight may finish"
+            );
+            let _ = asked.send(());
+        });
+        let inner = self.inner.clone();
+        let deadline = async move {
+            if stopping.await.is_err() {
+                return std::future::pending().await;
+            }
+            tokio::time::sleep(grace).await;
+            tracing::warn!("the shutdown's grace is over: ending the streams still running");
+            inner.shutdown.send_replace(true);
+            // Time for those streams' last events to be written.
+            tokio::time::sleep(FLUSH_AFTER_DEADLINE).await;
+        };
+        let served = tokio::select! {
+            served = server.into_future() => served,
+            () = deadline => Ok(()),
+        };
+        let stops = self.inner.sources.iter().filter_map(|source| match source {
+            Source::Mcp(server) => Some(server.stop(SERVER_STOP_GRACE)),
+            Source::Tools { .. } => None,
+        });
+        futures_util::future::join_all(stops).await;
+        served
     }
 
     /// The tools injected for `target` (Chat Completions or Responses), in their wire form.
@@ -274,6 +321,7 @@ impl GatewayBuilder {
             upstream,
             store,
             key,
+            shutdown: tokio::sync::watch::Sender::new(false),
         };
         Ok(Gateway {
             inner: Arc::new(inner),
@@ -319,6 +367,9 @@ pub(crate) struct Injection {
     /// When its tools are more than one request can carry: the pinned ones, and a search for
     /// the others.
     pub discovery: Option<Discovery>,
+    /// The sources (by position) whose tools this request would get but which are down: their
+    /// tools are not sent, and calls to them are answered "not running".
+    pub down: Vec<usize>,
 }
 
 impl Injection {
@@ -347,10 +398,41 @@ impl Injection {
     /// are too many to send, pinned or found.
     pub fn sends(&self, name: &str) -> bool {
         self.offers(name)
+            && !self.is_down(name)
             && self
                 .discovery
                 .as_ref()
                 .is_none_or(|discovery| discovery.sends(name))
+    }
+
+    /// Whether an injected tool's server is down.
+    fn is_down(&self, name: &str) -> bool {
+        !self.down.is_empty()
+            && self
+                .injected()
+                .routes
+                .get(name)
+                .is_some_and(|route| self.down.contains(&route.source))
+    }
+
+    /// The headers that tell the client what became of its request's tools: which of its own
+    /// took an injected tool's name (`x-tooldef-conflicts`), and which servers were left out
+    /// because they are down (`x-tooldef-servers-down`).
+    pub fn headers(&self, sources: &[Source]) -> Vec<(HeaderName, HeaderValue)> {
+        let down: Vec<&str> = self.down.iter().map(|&i| sources[i].name()).collect();
+        [
+            ("x-tooldef-conflicts", self.conflicts.join(", ")),
+            ("x-tooldef-servers-down", down.join(", ")),
+        ]
+        .into_iter()
+        .filter(|(_, value)| !value.is_empty())
+        .filter_map(|(name, value)| {
+            Some((
+                HeaderName::from_static(name),
+                HeaderValue::from_str(&value).ok()?,
+            ))
+        })
+        .collect()
     }
 
     /// Whether a call goes to an injected tool the gateway runs without asking (the search
@@ -559,11 +641,27 @@ impl Inner {
             approval,
             adhoc,
             discovery: None,
+            down: Vec::new(),
         };
         if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
             return Ok(injection);
         }
         let injected = catalog.for_target(target);
+        injection.down = self
+            .sources
+            .iter()
+            .enumerate()
+            .filter(|(_, source)| matches!(source, Source::Mcp(server) if !server.is_running()))
+            .filter(|(_, source)| {
+                entries.is_empty() || entries.iter().any(|entry| entry.label == source.name())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let left_out = injected
+            .routes
+            .iter()
+            .filter(|(name, _)| injection.is_down(name) && injection.chose(name))
+            .count();
         let offered = injection
             .offered
             .as_ref()
@@ -572,7 +670,8 @@ impl Inner {
                 .adhoc
                 .iter()
                 .map(|adhoc| adhoc.injected.names.len())
-                .sum::<usize>();
+                .sum::<usize>()
+            - left_out;
         if offered == 0 {
             return Ok(injection);
         }
@@ -638,7 +737,7 @@ impl Inner {
         let mut candidates = Vec::new();
         for injected in injected {
             for (name, tool) in injected.names.iter().zip(&injected.tools) {
-                if !injection.offers(name) {
+                if !injection.offers(name) || injection.is_down(name) {
                     continue;
                 }
                 let server = injection

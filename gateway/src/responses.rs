@@ -16,9 +16,7 @@ use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
 
 use crate::body::Outgoing;
 use crate::catalog::execute_within;
-use crate::conversation::{
-    Bound, Budget, add_usage, conflicts_header, forces_a_call, request_object,
-};
+use crate::conversation::{Bound, Budget, STOPPED, add_usage, forces_a_call, request_object};
 use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
 use crate::mcp_items::{self, Decision};
@@ -90,7 +88,7 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         request.insert("input".to_owned(), Value::Array(translated.input));
     }
     let upstream_headers = inner.upstream.headers(&headers, true);
-    let conflicts = conflicts_header(&injection.conflicts);
+    let conflicts = injection.headers(&inner.sources);
     if !inner.executes() || (!injection.active && !hosted) {
         if let Some(Value::Array(input)) = request.get_mut("input") {
             for decision in &decisions {
@@ -662,10 +660,20 @@ impl Rounds {
         let (mut response, writer) = crate::sse::response();
         response.headers_mut().extend(informative);
         response.headers_mut().extend(conflicts);
+        let inner = self.inner.clone();
         tokio::spawn(async move {
             let mut stream = ResponsesStream::default();
-            if let Err(Gone) = stream.run(self, answer, &writer).await {
-                tracing::info!("the client went away during a streamed response");
+            let cut = tokio::select! {
+                ran = stream.run(self, answer, &writer) => {
+                    if let Err(Gone) = ran {
+                        tracing::info!("the client went away during a streamed response");
+                    }
+                    false
+                }
+                () = inner.deadline() => true,
+            };
+            if cut {
+                let _ = stream.fail(&writer, STOPPED.to_owned()).await;
             }
         });
         Ok(response)

@@ -56,8 +56,9 @@ impl Phase {
 struct State {
     phase: Phase,
     peer: Option<Peer<RoleClient>>,
-    /// The admitted tools as the server listed them, kept while it is down so that the model's
-    /// tools (and prompt caches) stay the same across a restart.
+    /// The admitted tools as the server listed them. Kept while it is down, so that a call the
+    /// model makes to one of them is answered "not running" rather than taken for a client's
+    /// call; requests are not sent them meanwhile (see [`Server::is_running`]).
     tools: Arc<Vec<Value>>,
     restarts: u32,
     pid: Option<u32>,
@@ -149,6 +150,27 @@ impl Server {
         self.state().tools.clone()
     }
 
+    /// Whether it is connected: its tools go into requests only then.
+    pub fn is_running(&self) -> bool {
+        self.state().phase == Phase::Running
+    }
+
+    /// Ends its process group, for a gateway that is stopping: SIGTERM, then SIGKILL for what is
+    /// left after `grace`. A stdio server runs in a group of its own (`npx` starts `node`, a
+    /// wrapper script its program), which dropping the connection alone would leave behind.
+    pub async fn stop(&self, grace: Duration) {
+        let pid = self.state().pid;
+        if let Some(pid) = pid {
+            signal_group(pid, Signal::Terminate);
+            let deadline = Instant::now() + grace;
+            while group_alive(pid) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            signal_group(pid, Signal::Kill);
+            tracing::info!(server = %self.name, pid, "MCP server stopped");
+        }
+    }
+
     /// Its health, for `/healthz`.
     pub fn status(&self) -> Value {
         let state = self.state();
@@ -198,11 +220,22 @@ impl Server {
 
     fn set_down(&self, why: String) {
         let mut state = self.state();
+        let was_running = state.phase == Phase::Running;
         state.phase = Phase::Down;
         state.peer = None;
-        state.pid = None;
-        tracing::warn!(server = %self.name, "MCP server down: {why}");
+        if let Some(pid) = state.pid.take() {
+            // What the server started may outlive it: its whole group goes with it.
+            signal_group(pid, Signal::Kill);
+        }
+        tracing::warn!(
+            server = %self.name,
+            "MCP server down, its tools left out of requests until it is back: {why}"
+        );
         state.last_error = Some(why);
+        if was_running {
+            // The requests' tools change: without this server's.
+            self.generation.fetch_add(1, Ordering::Release);
+        }
     }
 
     fn set_tools(&self, tools: Vec<Value>) {
@@ -283,6 +316,8 @@ async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
                             state.pid = pid;
                             state.last_error = None;
                         }
+                        // The requests' tools change: with this server's again.
+                        strong.generation.fetch_add(1, Ordering::Release);
                         if let Some(ready) = ready.take() {
                             let _ = ready.send(());
                         }
@@ -318,6 +353,47 @@ async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
             Some(strong) => strong.state().restarts += 1,
             None => return,
         }
+    }
+}
+
+/// A signal for a server's process group.
+#[derive(Clone, Copy)]
+enum Signal {
+    Terminate,
+    Kill,
+}
+
+/// Sends `signal` to the process group `pid` leads (nothing if it is gone).
+fn signal_group(pid: u32, signal: Signal) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        let signal = match signal {
+            Signal::Terminate => libc::SIGTERM,
+            Signal::Kill => libc::SIGKILL,
+        };
+        // SAFETY: `killpg` only sends a signal; a group that no longer exists is an error
+        // (ESRCH) we have nothing to do about.
+        unsafe {
+            libc::killpg(pid, signal);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (pid, signal);
+}
+
+/// Whether any process of the group `pid` leads is left.
+fn group_alive(pid: u32) -> bool {
+    #[cfg(unix)]
+    {
+        libc::pid_t::try_from(pid).is_ok_and(|pid| {
+            // SAFETY: signal 0 sends nothing; it only asks whether the group exists.
+            unsafe { libc::killpg(pid, 0) == 0 }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        false
     }
 }
 
@@ -423,6 +499,10 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
         .args(&config.args)
         .envs(config.expanded_env()?)
         .kill_on_drop(true);
+    // A group of its own: what it starts ends with it (`Server::stop`, `set_down`), and a
+    // Ctrl-C in the gateway's terminal reaches the gateway, which stops it in order.
+    #[cfg(unix)]
+    command.process_group(0);
     if let Some(cwd) = &config.cwd {
         command.current_dir(cwd);
     }

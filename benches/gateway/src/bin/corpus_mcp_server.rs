@@ -2,7 +2,9 @@
 //! `tools/list` JSON file (`{"tools": [...]}`, such as
 //! `tests/fixtures/corpus/github-mcp-server.tools.json`), the first `N` of them with `--limit`,
 //! and answers any call of a listed tool with one text block echoing its arguments. It gives the
-//! gateway benchmark real servers' tools to inject, with no work behind them.
+//! gateway benchmark real servers' tools to inject, with no work behind them. With `--grow`, a
+//! call of a tool also adds a copy of it, `NAME_again`, and says so with
+//! `notifications/tools/list_changed` (for the gateway's test of servers whose tools change).
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,20 +17,33 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-const USAGE: &str = "usage: corpus-mcp-server FILE [--limit N]
+const USAGE: &str = "usage: corpus-mcp-server FILE [--limit N] [--grow]
 
   FILE       a tools/list result: {\"tools\": [...]}
-  --limit N  serve only the first N tools";
+  --limit N  serve only the first N tools
+  --grow     a call of a tool adds NAME_again and announces tools/list_changed";
 
 /// The server: the file's tools, listed in one page.
 #[derive(Clone)]
 struct CorpusServer {
-    tools: Arc<Vec<Tool>>,
+    tools: Arc<std::sync::RwLock<Vec<Tool>>>,
+    grow: bool,
+}
+
+impl CorpusServer {
+    fn tools(&self) -> std::sync::RwLockReadGuard<'_, Vec<Tool>> {
+        self.tools.read().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl ServerHandler for CorpusServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        ).with_server_info(
             Implementation::new("corpus-mcp-server", env!("CARGO_PKG_VERSION")),
         )
     }
@@ -38,19 +53,39 @@ impl ServerHandler for CorpusServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if !self.tools.iter().any(|tool| tool.name == request.name) {
+        let Some(called) = self
+            .tools()
+            .iter()
+            .find(|tool| tool.name == request.name)
+            .cloned()
+        else {
             return Err(ErrorData::invalid_params(
                 format!("there is no tool named `{}`", request.name),
                 None,
             ));
+        };
+        if self.grow {
+            let mut copy = called;
+            copy.name = format!("{}_again", request.name).into();
+            let added = {
+                let mut tools = self.tools.write().unwrap_or_else(|e| e.into_inner());
+                let new = !tools.iter().any(|tool| tool.name == copy.name);
+                if new {
+                    tools.push(copy);
+                }
+                new
+            };
+            if added {
+                let _ = context.peer.notify_tool_list_changed().await;
+            }
         }
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
         let text = format!("{} called with {arguments}", request.name);
@@ -78,15 +113,17 @@ fn read_tools(path: &str, limit: Option<usize>) -> Result<Vec<Tool>, String> {
         .collect()
 }
 
-/// `(file, limit)`, or `None` for `--help`.
+/// `(file, limit, grow)`, or `None` for `--help`.
 fn parse_args(
     mut args: impl Iterator<Item = String>,
-) -> Result<Option<(String, Option<usize>)>, String> {
+) -> Result<Option<(String, Option<usize>, bool)>, String> {
     let mut file = None;
     let mut limit = None;
+    let mut grow = false;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
+            "--grow" => grow = true,
             "--limit" => {
                 let value = args.next().ok_or("--limit needs a number")?;
                 limit = Some(
@@ -99,11 +136,11 @@ fn parse_args(
             _ => return Err(format!("unexpected argument `{arg}`")),
         }
     }
-    Ok(Some((file.ok_or("no FILE given")?, limit)))
+    Ok(Some((file.ok_or("no FILE given")?, limit, grow)))
 }
 
 fn main() -> ExitCode {
-    let (file, limit) = match parse_args(std::env::args().skip(1)) {
+    let (file, limit, grow) = match parse_args(std::env::args().skip(1)) {
         Ok(Some(parsed)) => parsed,
         Ok(None) => {
             println!("{USAGE}");
@@ -132,7 +169,8 @@ fn main() -> ExitCode {
         }
     };
     let server = CorpusServer {
-        tools: Arc::new(tools),
+        tools: Arc::new(std::sync::RwLock::new(tools)),
+        grow,
     };
     let served = runtime.block_on(async move {
         let running = server
