@@ -43,9 +43,11 @@ impl ServerHandler for CorpusServer {
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build(),
-        ).with_server_info(
-            Implementation::new("corpus-mcp-server", env!("CARGO_PKG_VERSION")),
         )
+        .with_server_info(Implementation::new(
+            "corpus-mcp-server",
+            env!("CARGO_PKG_VERSION"),
+        ))
     }
 
     async fn list_tools(
