@@ -159,6 +159,7 @@ to the upstream only and never logged.",
         after_long_help = "Examples:
   tooldef gateway --upstream https://api.openai.com/v1 --mcp 'everything=npx -y @modelcontextprotocol/server-everything'
   tooldef gateway --config gateway.toml
+  tooldef gateway --config gateway.toml --store redis://127.0.0.1:6379/0   # one of several instances
   TOOLDEF_KEY=secret tooldef gateway --key-env TOOLDEF_KEY --listen 0.0.0.0:8080 --upstream http://localhost:11434/v1 --mcp-url 'docs=http://localhost:3001/mcp' --mode inject"
     )]
     Gateway(GatewayArgs),
@@ -218,6 +219,12 @@ pub struct GatewayArgs {
     /// The environment variable holding the upstream key, sent when a client sends no `Authorization`.
     #[arg(long, value_name = "VAR")]
     pub upstream_key_env: Option<String>,
+    /// Where the turns kept for a client's follow-up are kept: `memory` (the default: this
+    /// process only) or a Redis URL (`redis://HOST:PORT/DB`, `rediss://` for TLS) that several
+    /// gateway instances share, so that a follow-up may reach any of them. While Redis cannot be
+    /// reached, requests that need it are answered 503 (`store_unavailable`).
+    #[arg(long, value_name = "memory|URL")]
+    pub store: Option<String>,
 }
 
 /// The input of `convert` and `lint`.

@@ -96,6 +96,9 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
     if args.upstream_key_env.is_some() {
         config.upstream_key_env.clone_from(&args.upstream_key_env);
     }
+    if args.store.is_some() {
+        config.store.clone_from(&args.store);
+    }
     for spec in &args.mcp {
         let (name, command) = named(spec, "--mcp", "NAME=PROGRAM ARG...")?;
         let mut words = command.split_whitespace().map(str::to_owned);

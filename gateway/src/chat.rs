@@ -20,7 +20,7 @@ use crate::error::ApiError;
 use crate::gateway::{Injection, Inner};
 use crate::mcp_tool::take_entries;
 use crate::sse::{Gone, Writer, events};
-use crate::store::Kept;
+use crate::store::{self, Kept, KeptStore, StoreError};
 use crate::upstream::{informative_headers, passthrough, whole};
 
 const PATH: &str = "/v1/chat/completions";
@@ -42,14 +42,18 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .connect_remotes(&entries, Target::ChatCompletions)
         .await
         .map_err(IntoResponse::into_response)?;
-    if let Some(Value::Array(messages)) = request.get_mut("messages") {
-        reinsert(&inner, messages);
-    }
+    let unread = match request.get_mut("messages") {
+        Some(Value::Array(messages)) => reinsert(&inner, messages)
+            .await
+            .map_err(IntoResponse::into_response)?,
+        _ => None,
+    };
     let injection = inner
         .inject(Target::ChatCompletions, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
     let upstream_headers = inner.upstream.headers(&headers, true);
-    let conflicts = injection.headers(&inner.sources);
+    let mut conflicts = injection.headers(&inner.sources);
+    conflicts.extend(unread.map(|_| store::unread_header()));
     if !inner.executes() || !injection.active {
         let answer = inner
             .upstream
@@ -108,42 +112,83 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
     }
 }
 
+/// The store's key for a Chat call id.
+fn key(id: &str) -> String {
+    format!("chat:{id}")
+}
+
+/// The call ids of an assistant message.
+fn call_ids(message: &Value) -> impl Iterator<Item = &str> {
+    message
+        .get("tool_calls")
+        .and_then(Value::as_array)
+        .filter(|_| message.get("role").and_then(Value::as_str) == Some("assistant"))
+        .into_iter()
+        .flatten()
+        .filter_map(|call| call.get("id").and_then(Value::as_str))
+}
+
 /// Puts back the injected calls of a reply that also called the client's tools: the client's
 /// assistant message becomes the model's whole message again, preceded by the rounds before it
 /// and followed by the injected calls' results, so the upstream sees the conversation the model
 /// had.
-fn reinsert(inner: &Inner, messages: &mut Vec<Value>) {
+///
+/// Every assistant call id is looked up (in one read). When the store cannot be read, a request
+/// whose last turn has calls (after its last user message: the follow-up the store is for) is
+/// answered 503; one whose calls are all of earlier turns carries on as the client wrote it, as
+/// it would once they expired, and the error is given back to say so.
+async fn reinsert(
+    inner: &Inner,
+    messages: &mut Vec<Value>,
+) -> Result<Option<StoreError>, ApiError> {
+    // Inject mode keeps nothing, so it has nothing to read.
+    if !inner.executes() {
+        return Ok(None);
+    }
+    let last_user = messages
+        .iter()
+        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user"));
+    let mut keys = Vec::new();
+    let mut latest = false;
+    for (i, message) in messages.iter().enumerate() {
+        for id in call_ids(message) {
+            keys.push(key(id));
+            latest |= last_user.is_none_or(|user| i > user);
+        }
+    }
+    if keys.is_empty() {
+        return Ok(None);
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let found = match inner.store.get_many(&keys).await {
+        Ok(found) => found,
+        Err(err) if latest => return Err(err.on_read()),
+        Err(err) => {
+            tracing::warn!(
+                "{err}: the earlier turns of a conversation are sent as the client wrote them"
+            );
+            return Ok(Some(err));
+        }
+    };
+    let kept: HashMap<&str, Arc<Kept>> = keys
+        .iter()
+        .zip(found)
+        .filter_map(|(key, kept)| Some((key.as_str(), kept?)))
+        .collect();
     let mut i = 0;
-    while i < messages.len() {
-        let kept = messages[i]
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .filter(|_| messages[i].get("role").and_then(Value::as_str) == Some("assistant"))
-            .and_then(|calls| {
-                calls.iter().find_map(|call| {
-                    let id = call.get("id").and_then(Value::as_str)?;
-                    inner.store.get(&format!("chat:{id}"))
-                })
-            });
-        let Some(kept) = kept else {
-            i += 1;
-            continue;
-        };
-        let Kept::ChatTurn {
+    while i < messages.len() && !kept.is_empty() {
+        let found = call_ids(&messages[i]).find_map(|id| kept.get(key(id).as_str()).cloned());
+        let Some(Kept::ChatTurn {
             earlier,
             assistant,
             results,
-        } = kept.as_ref()
+        }) = found.as_deref()
         else {
             i += 1;
             continue;
         };
-        let count = |m: &Value| {
-            m.get("tool_calls")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len)
-        };
-        if count(&messages[i]) >= count(assistant) {
+        if call_ids(&messages[i]).count() >= call_ids(assistant).count() {
             // The client sent the whole turn itself.
             i += 1;
             continue;
@@ -153,6 +198,7 @@ fn reinsert(inner: &Inner, messages: &mut Vec<Value>) {
         messages.splice(i..i, earlier.iter().cloned());
         i += earlier.len() + 1 + results.len();
     }
+    Ok(None)
 }
 
 /// One client request's conversation with the upstream.
@@ -224,8 +270,9 @@ impl Rounds {
     }
 
     /// Runs a turn's injected calls. `Some` when the turn also called the client's tools: it is
-    /// kept for the client's follow-up, and the client's calls end the rounds.
-    async fn execute(&mut self, turn: Turn) -> Option<Vec<Value>> {
+    /// kept for the client's follow-up, and the client's calls end the rounds; an error when it
+    /// could not be kept, so that the client is not given a turn it could not follow up.
+    async fn execute(&mut self, turn: Turn) -> Result<Option<Vec<Value>>, StoreError> {
         let outcomes = execute_within(
             &mut self.budget,
             &self.inner.sources,
@@ -243,23 +290,26 @@ impl Rounds {
         if turn.client.is_empty() {
             self.earlier.push(turn.assistant);
             self.earlier.extend(results);
-            return None;
+            return Ok(None);
         }
         let keys = turn
             .client
             .iter()
             .filter_map(|call| call.get("id").and_then(Value::as_str))
-            .map(|id| format!("chat:{id}"))
+            .map(key)
             .collect::<Vec<_>>();
-        self.inner.store.put(
-            keys,
-            Kept::ChatTurn {
-                earlier: std::mem::take(&mut self.earlier),
-                assistant: turn.assistant,
-                results,
-            },
-        );
-        Some(turn.client)
+        self.inner
+            .store
+            .put(
+                keys,
+                Kept::ChatTurn {
+                    earlier: std::mem::take(&mut self.earlier),
+                    assistant: turn.assistant,
+                    results,
+                },
+            )
+            .await?;
+        Ok(Some(turn.client))
     }
 
     async fn whole(
@@ -324,8 +374,9 @@ impl Rounds {
                 turn.client
             } else {
                 match self.execute(turn).await {
-                    None => continue,
-                    Some(client) => client,
+                    Ok(None) => continue,
+                    Ok(Some(client)) => client,
+                    Err(err) => return Err(err.on_write().into_response()),
                 }
             };
             // The answer: the last completion, under the first one's id, with every round's text.
@@ -634,8 +685,17 @@ impl ChatStream {
                     turn.injected.len()
                 ))
                 .await?;
-            if rounds.execute(turn).await.is_some() {
-                return self.finish(writer, true, finish, round).await;
+            match rounds.execute(turn).await {
+                Ok(Some(_)) => return self.finish(writer, true, finish, round).await,
+                Ok(None) => {}
+                Err(err) => {
+                    // The client's calls are streamed already: the stream ends with an error
+                    // instead of the finish that would tell the client it may follow up.
+                    let error = err.on_write();
+                    tracing::warn!("{}", error.message);
+                    writer.data(&error.body()).await?;
+                    return writer.done().await;
+                }
             }
             round += 1;
             answer = match rounds

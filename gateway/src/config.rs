@@ -49,6 +49,15 @@ pub struct Config {
     /// the client's calls with injected ones), in seconds.
     #[serde(default = "default_store_ttl")]
     pub store_ttl_secs: u64,
+    /// Where that is kept: in this process's memory when absent (or `"memory"`), or in the Redis
+    /// at a `redis://HOST:PORT/DB` URL (`rediss://` for TLS), which several gateway instances
+    /// share so that a follow-up may reach any of them.
+    #[serde(default)]
+    pub store: Option<String>,
+    /// The largest one kept entry may be, as JSON: a turn that would keep more is answered with
+    /// an error rather than given to the client without its follow-up.
+    #[serde(default = "default_store_max_entry_bytes")]
+    pub store_max_entry_bytes: usize,
     /// The MCP servers, by name. The name is the prefix of their tools unless `prefix` says
     /// otherwise.
     #[serde(default)]
@@ -256,6 +265,8 @@ impl Config {
             key_env: None,
             upstream_key_env: None,
             store_ttl_secs: default_store_ttl(),
+            store: None,
+            store_max_entry_bytes: default_store_max_entry_bytes(),
             servers: BTreeMap::new(),
             allowed_server_urls: Vec::new(),
             max_tools: None,
@@ -294,6 +305,19 @@ impl Config {
                 "`max_tools` must be at least 2: the search tool and one tool it finds".to_owned(),
             ));
         }
+        if self.store_ttl_secs == 0 {
+            return Err(ConfigError::Invalid(
+                "`store_ttl_secs` must be at least 1".to_owned(),
+            ));
+        }
+        if self.store_max_entry_bytes < 1024 {
+            return Err(ConfigError::Invalid(format!(
+                "`store_max_entry_bytes` must be at least 1024 (the default is {}), got {}",
+                default_store_max_entry_bytes(),
+                self.store_max_entry_bytes
+            )));
+        }
+        crate::store::Store::check(self.store.as_deref()).map_err(ConfigError::Invalid)?;
         if self.max_tool_calls == Some(0) {
             return Err(ConfigError::Invalid(
                 "`max_tool_calls` must be at least 1 (leave it out for no bound)".to_owned(),
@@ -433,6 +457,10 @@ fn default_separator() -> String {
 
 fn default_store_ttl() -> u64 {
     900
+}
+
+fn default_store_max_entry_bytes() -> usize {
+    4 << 20
 }
 
 fn default_shutdown_grace() -> u64 {
@@ -576,6 +604,39 @@ mod tests {
             err.contains("`allowed_server_urls`: `nope` is not a URL"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_store_is_memory_unless_a_redis_url_says_otherwise() {
+        let config = Config::from_toml("upstream = \"http://h/v1\"\n").unwrap();
+        assert_eq!(config.store, None);
+        assert_eq!(config.store_max_entry_bytes, 4 << 20);
+        let config = Config::from_toml(
+            "upstream = \"http://h/v1\"\nstore = \"redis://127.0.0.1:6379/0\"\nstore_max_entry_bytes = 65536\n",
+        )
+        .unwrap();
+        assert_eq!(config.store.as_deref(), Some("redis://127.0.0.1:6379/0"));
+        assert_eq!(config.store_max_entry_bytes, 65536);
+        for (toml, said) in [
+            (
+                "store = \"memcached://h\"",
+                "`store`: `memcached://h` is not a Redis URL",
+            ),
+            (
+                "store = \"redis://:pw@h:nope\"",
+                "`store`: `redis://***@h:nope` is not a Redis URL",
+            ),
+            ("store_ttl_secs = 0", "`store_ttl_secs` must be at least 1"),
+            (
+                "store_max_entry_bytes = 10",
+                "`store_max_entry_bytes` must be at least 1024",
+            ),
+        ] {
+            let err = Config::from_toml(&format!("upstream = \"http://h/v1\"\n{toml}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(said), "{toml}: {err}");
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@ pub struct ApiError {
     pub status: StatusCode,
     /// What went wrong and what to do, for the person reading the SDK's exception.
     pub message: String,
-    /// OpenAI's error type: `invalid_request_error`, `authentication_error`, `upstream_error`.
+    /// OpenAI's error type: `invalid_request_error`, `authentication_error`, `upstream_error`,
+    /// `server_error`.
     pub kind: &'static str,
     /// The request field at fault, if one is.
     pub param: Option<&'static str>,
@@ -61,6 +62,30 @@ impl ApiError {
             kind: "mcp_error",
             param: Some("tools"),
             code: Some("mcp_server_unavailable"),
+        }
+    }
+
+    /// A 503: something the gateway needs for this request (its shared store) cannot be reached
+    /// now; the same request may succeed later.
+    pub fn unavailable(message: impl Into<String>, code: &'static str) -> ApiError {
+        ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+            kind: "server_error",
+            param: None,
+            code: Some(code),
+        }
+    }
+
+    /// A 413: what the request led to is larger than the gateway keeps; the same request would
+    /// fail again (a 4xx, so that SDKs do not retry it).
+    pub fn too_large(message: impl Into<String>, code: &'static str) -> ApiError {
+        ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            message: message.into(),
+            kind: "invalid_request_error",
+            param: None,
+            code: Some(code),
         }
     }
 

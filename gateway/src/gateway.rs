@@ -28,7 +28,7 @@ const FLUSH_AFTER_DEADLINE: Duration = Duration::from_secs(2);
 /// How long an MCP server has to end after SIGTERM before its group is killed.
 const SERVER_STOP_GRACE: Duration = Duration::from_secs(3);
 
-/// How many things the store keeps at most.
+/// How many keys the store keeps at most in memory.
 const STORE_CAPACITY: usize = 100_000;
 
 /// A running gateway: MCP servers connected and supervised, ready to serve.
@@ -91,6 +91,10 @@ pub enum StartError {
     /// The upstream client could not be made.
     #[error("{0}")]
     Upstream(String),
+    /// The store could not be made (a Redis that cannot be reached is not this: it is
+    /// connected when a request needs it).
+    #[error("{0}")]
+    Store(String),
 }
 
 impl Gateway {
@@ -307,7 +311,8 @@ impl GatewayBuilder {
         for first in waiting {
             let _ = first.await;
         }
-        let store = Store::new(Duration::from_secs(config.store_ttl_secs), STORE_CAPACITY);
+        let store = Store::open(&config, STORE_CAPACITY).map_err(StartError::Store)?;
+        store.probe().await;
         let catalog = Catalog::build(
             &sources,
             &config.separator,

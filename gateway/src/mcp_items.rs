@@ -290,8 +290,11 @@ pub struct Translated {
 /// upstream has the tools as functions), an `mcp_call` becomes its `function_call` and output,
 /// an answered `mcp_approval_request` its `function_call` (an unanswered one is dropped), and an
 /// `mcp_approval_response` the place of that call's output, to be filled once it is decided. An
-/// approval response for a call already made (its `mcp_call` is in the input) is spent.
-pub fn translate(
+/// approval response for a call already made (its `mcp_call` is in the input) is spent. An
+/// approval response whose request is not in the input needs the store, which kept the call
+/// (the request went out in a response the client names by `previous_response_id`): when the
+/// store cannot be read, the request is answered 503.
+pub async fn translate(
     input: Vec<Value>,
     sources: &[Source],
     injection: &Injection,
@@ -378,7 +381,12 @@ pub fn translate(
                         };
                         (call, label, tool)
                     }
-                    None => match store.get(&approval_key(&request_id)).as_deref() {
+                    None => match store
+                        .get(&approval_key(&request_id))
+                        .await
+                        .map_err(|err| err.on_read())?
+                        .as_deref()
+                    {
                         Some(Kept::Approval { call, label, tool }) => (
                             ToolCall {
                                 id: text(call, "call_id"),

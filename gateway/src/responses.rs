@@ -23,7 +23,7 @@ use crate::mcp_items::{self, Decision};
 use crate::mcp_tool::take_entries;
 use crate::servers::CallOutcome;
 use crate::sse::{Gone, Writer, events};
-use crate::store::Kept;
+use crate::store::{self, Kept, KeptStore, StoreError};
 use crate::upstream::{informative_headers, passthrough, whole};
 
 const PATH: &str = "/v1/responses";
@@ -61,7 +61,9 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
         .connect_remotes(&entries, Target::Responses)
         .await
         .map_err(IntoResponse::into_response)?;
-    let mut listed = reinsert(&inner, &mut request).map_err(IntoResponse::into_response)?;
+    let Reinserted { mut listed, unread } = reinsert(&inner, &mut request)
+        .await
+        .map_err(IntoResponse::into_response)?;
     let injection = inner
         .inject(Target::Responses, &request, &entries, adhoc)
         .map_err(IntoResponse::into_response)?;
@@ -82,13 +84,15 @@ async fn run(inner: Arc<Inner>, headers: HeaderMap, body: Bytes) -> Result<Respo
             &inner.store,
             &inner.config.separator,
         )
+        .await
         .map_err(IntoResponse::into_response)?;
         listed.extend(translated.listed);
         decisions = translated.decisions;
         request.insert("input".to_owned(), Value::Array(translated.input));
     }
     let upstream_headers = inner.upstream.headers(&headers, true);
-    let conflicts = injection.headers(&inner.sources);
+    let mut conflicts = injection.headers(&inner.sources);
+    conflicts.extend(unread.map(|_| store::unread_header()));
     if !inner.executes() || (!injection.active && !hosted) {
         if let Some(Value::Array(input)) = request.get_mut("input") {
             for decision in &decisions {
@@ -209,53 +213,116 @@ async fn decide(
     shown
 }
 
+/// What [`reinsert`] found.
+#[derive(Default)]
+struct Reinserted {
+    /// The `server_label`s whose tools the previous response's conversation listed.
+    listed: Vec<String>,
+    /// The store's error, when it could not be read and the request carried on without it.
+    unread: Option<StoreError>,
+}
+
+/// Whether an input item is the user's message.
+fn is_user_message(item: &Value) -> bool {
+    item.get("role").and_then(Value::as_str) == Some("user")
+        && item
+            .get("type")
+            .and_then(Value::as_str)
+            .is_none_or(|kind| kind == "message")
+}
+
+/// The call id of a `function_call` item.
+fn function_call_id(item: &Value) -> Option<&str> {
+    (item.get("type").and_then(Value::as_str) == Some("function_call"))
+        .then(|| item.get("call_id").and_then(Value::as_str))
+        .flatten()
+}
+
 /// Completes a follow-up into the conversation the model had: a `previous_response_id` the
 /// client was shown stands for the last upstream response of its rounds (whose injected calls
 /// get their outputs back), and the client's calls of a turn that mixed calls get the injected
-/// calls and outputs of that turn put back before them. Gives the `server_label`s whose tools
-/// the previous response's conversation listed.
-fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Vec<String>, ApiError> {
+/// calls and outputs of that turn put back before them.
+///
+/// The previous response and every `function_call`'s id are looked up in one read. When the
+/// store cannot be read, a request with a `previous_response_id`, or whose last turn has calls
+/// (after its last user message: the follow-up the store is for), is answered 503; one whose
+/// calls are all of earlier turns carries on as the client wrote it, as it would once they
+/// expired, and says so.
+async fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Reinserted, ApiError> {
+    let mut done = Reinserted::default();
+    // Inject mode keeps nothing, so it has nothing to read.
+    if !inner.executes() {
+        return Ok(done);
+    }
     let previous = request
         .get("previous_response_id")
         .and_then(Value::as_str)
-        .and_then(|id| inner.store.get(&format!("resp:{id}")));
-    let mut items = None;
-    let mut listed_before = Vec::new();
-    if let Some(kept) = previous {
-        if let Kept::Response {
-            last_id,
-            outputs,
-            listed,
-        } = kept.as_ref()
-        {
-            request.insert("previous_response_id".to_owned(), json!(last_id));
-            let mut input = input_items(request.remove("input"))?;
-            input.splice(0..0, outputs.iter().cloned());
-            items = Some(input);
-            listed_before.clone_from(listed);
+        .map(|id| format!("resp:{id}"));
+    let mut keys: Vec<String> = previous.iter().cloned().collect();
+    let mut latest = false;
+    if let Some(Value::Array(items)) = request.get("input") {
+        let last_user = items.iter().rposition(is_user_message);
+        for (i, item) in items.iter().enumerate() {
+            if let Some(id) = function_call_id(item) {
+                keys.push(format!("call:{id}"));
+                latest |= last_user.is_none_or(|user| i > user);
+            }
         }
+    }
+    if keys.is_empty() {
+        return Ok(done);
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let found = match inner.store.get_many(&keys).await {
+        Ok(found) => found,
+        Err(err) if latest || previous.is_some() => return Err(err.on_read()),
+        Err(err) => {
+            tracing::warn!(
+                "{err}: the earlier turns of a conversation are sent as the client wrote them"
+            );
+            done.unread = Some(err);
+            return Ok(done);
+        }
+    };
+    let kept: HashMap<String, Arc<Kept>> = keys
+        .into_iter()
+        .zip(found)
+        .filter_map(|(key, kept)| Some((key, kept?)))
+        .collect();
+    let mut items = None;
+    if let Some(Kept::Response {
+        last_id,
+        outputs,
+        listed,
+    }) = previous.and_then(|key| kept.get(&key)).map(Arc::as_ref)
+    {
+        request.insert("previous_response_id".to_owned(), json!(last_id));
+        let mut input = input_items(request.remove("input"))?;
+        input.splice(0..0, outputs.iter().cloned());
+        items = Some(input);
+        done.listed.clone_from(listed);
     }
     let mut input = match items {
         Some(items) => items,
-        None => match request.get("input") {
-            Some(Value::Array(_)) => match request.remove("input") {
-                Some(Value::Array(items)) => items,
-                _ => unreachable!("just matched an array"),
-            },
-            _ => return Ok(listed_before),
+        None => match request.remove("input") {
+            Some(Value::Array(items)) => items,
+            other => {
+                if let Some(other) = other {
+                    request.insert("input".to_owned(), other);
+                }
+                return Ok(done);
+            }
         },
     };
     let mut i = 0;
     while i < input.len() {
-        let kept = (input[i].get("type").and_then(Value::as_str) == Some("function_call"))
-            .then(|| input[i].get("call_id").and_then(Value::as_str))
-            .flatten()
-            .and_then(|id| inner.store.get(&format!("call:{id}")));
+        let found = function_call_id(&input[i]).and_then(|id| kept.get(&format!("call:{id}")));
         if let Some(Kept::ResponsesTurn {
             earlier,
             calls,
             outputs,
-        }) = kept.as_deref()
+        }) = found.map(Arc::as_ref)
         {
             let first_id = calls.first().and_then(|item| item.get("call_id"));
             let present = input.iter().any(|item| {
@@ -278,7 +345,7 @@ fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Vec<Strin
         i += 1;
     }
     request.insert("input".to_owned(), Value::Array(input));
-    Ok(listed_before)
+    Ok(done)
 }
 
 struct Rounds {
@@ -411,15 +478,24 @@ impl Rounds {
             .collect()
     }
 
+    /// Whether the upstream keeps this request's responses (OpenAI's `store`, true unless the
+    /// request says `false`), so that a `previous_response_id` may name them: only then is what
+    /// such a follow-up needs kept here.
+    fn continues(&self) -> bool {
+        self.request.get("store") != Some(&Value::Bool(false))
+    }
+
     /// Runs a round's injected calls and adds the round to the conversation; a hosted-MCP
-    /// request's client is shown them, and the calls that wait for approval.
+    /// request's client is shown them, and the calls that wait for approval. When the turn
+    /// ends the response, what its follow-up needs is kept first: an error when it could not
+    /// be, so that the client is not given a turn it could not follow up.
     async fn execute(
         &mut self,
         response_id: &str,
         first_id: &str,
         output: &[Value],
         plan: Plan,
-    ) -> Turn {
+    ) -> Result<Turn, StoreError> {
         let Plan { run, ask, client } = plan;
         let outcomes = execute_within(
             &mut self.budget,
@@ -439,6 +515,7 @@ impl Rounds {
         self.added.extend(output.iter().cloned());
         self.added.extend(outputs.iter().cloned());
         let ends = !client.is_empty() || !ask.is_empty();
+        let continues = self.continues();
         if let Some(hosted) = &self.hosted {
             // Nothing is hidden: the client has every item, and sends them back or names this
             // response in `previous_response_id`, which needs the outputs of its last calls.
@@ -451,27 +528,35 @@ impl Rounds {
             for call in &ask {
                 let (label, tool) = self.server_and_tool(call).unwrap_or(("", &call.name));
                 shown.push(mcp_items::approval_request(call, label, tool));
-                let kept = Kept::Approval {
-                    call: json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}),
-                    label: label.to_owned(),
-                    tool: tool.to_owned(),
-                };
-                self.inner.store.put(
-                    [mcp_items::approval_key(&mcp_items::approval_id(call))],
-                    kept,
-                );
+                if continues {
+                    let kept = Kept::Approval {
+                        call: json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.arguments}),
+                        label: label.to_owned(),
+                        tool: tool.to_owned(),
+                    };
+                    self.inner
+                        .store
+                        .put(
+                            vec![mcp_items::approval_key(&mcp_items::approval_id(call))],
+                            kept,
+                        )
+                        .await?;
+                }
             }
-            if ends {
-                self.inner.store.put(
-                    [format!("resp:{first_id}")],
-                    Kept::Response {
-                        last_id: response_id.to_owned(),
-                        outputs,
-                        listed: hosted.listed.clone(),
-                    },
-                );
+            if ends && continues {
+                self.inner
+                    .store
+                    .put(
+                        vec![format!("resp:{first_id}")],
+                        Kept::Response {
+                            last_id: response_id.to_owned(),
+                            outputs,
+                            listed: hosted.listed.clone(),
+                        },
+                    )
+                    .await?;
             }
-            return Turn { ends, shown };
+            return Ok(Turn { ends, shown });
         }
         let calls: Vec<Value> = output
             .iter()
@@ -481,51 +566,67 @@ impl Rounds {
         if !ends {
             self.hidden.extend(calls);
             self.hidden.extend(outputs);
-            return Turn {
+            return Ok(Turn {
                 ends,
                 shown: Vec::new(),
-            };
+            });
         }
-        self.inner.store.put(
-            client.iter().map(|call| format!("call:{}", call.id)),
-            Kept::ResponsesTurn {
-                earlier: std::mem::take(&mut self.hidden),
-                calls,
-                outputs: outputs.clone(),
-            },
-        );
-        self.inner.store.put(
-            [format!("resp:{first_id}")],
-            Kept::Response {
-                last_id: response_id.to_owned(),
-                outputs,
-                listed: Vec::new(),
-            },
-        );
-        Turn {
+        self.inner
+            .store
+            .put(
+                client
+                    .iter()
+                    .map(|call| format!("call:{}", call.id))
+                    .collect(),
+                Kept::ResponsesTurn {
+                    earlier: std::mem::take(&mut self.hidden),
+                    calls,
+                    outputs: outputs.clone(),
+                },
+            )
+            .await?;
+        if continues {
+            self.inner
+                .store
+                .put(
+                    vec![format!("resp:{first_id}")],
+                    Kept::Response {
+                        last_id: response_id.to_owned(),
+                        outputs,
+                        listed: Vec::new(),
+                    },
+                )
+                .await?;
+        }
+        Ok(Turn {
             ends,
             shown: Vec::new(),
-        }
+        })
     }
 
     /// Keeps which upstream response an answer ended with, for `previous_response_id`, when it
-    /// is not the visible one or the conversation listed servers' tools.
-    fn remember(&self, first_id: &str, last_id: &str) {
+    /// is not the visible one or the conversation listed servers' tools: an error when it
+    /// could not be kept, so that the client is not given a response it could not continue.
+    async fn remember(&self, first_id: &str, last_id: &str) -> Result<(), StoreError> {
         let listed = self
             .hosted
             .as_ref()
             .map(|hosted| hosted.listed.clone())
             .unwrap_or_default();
-        if first_id != last_id || !listed.is_empty() {
-            self.inner.store.put(
-                [format!("resp:{first_id}")],
-                Kept::Response {
-                    last_id: last_id.to_owned(),
-                    outputs: Vec::new(),
-                    listed,
-                },
-            );
+        if self.continues() && (first_id != last_id || !listed.is_empty()) {
+            self.inner
+                .store
+                .put(
+                    vec![format!("resp:{first_id}")],
+                    Kept::Response {
+                        last_id: last_id.to_owned(),
+                        outputs: Vec::new(),
+                        listed,
+                    },
+                )
+                .await?;
         }
+        Ok(())
     }
 
     /// The response the client gets: the last one, under the first one's id, with every
@@ -618,7 +719,10 @@ impl Rounds {
             let last = self.budget.bound_at(round);
             if any_injected && last.is_none() {
                 let plan = self.plan(calls);
-                let turn = self.execute(&id, &first_id, &output, plan).await;
+                let turn = self
+                    .execute(&id, &first_id, &output, plan)
+                    .await
+                    .map_err(|err| err.on_write().into_response())?;
                 visible.extend(turn.shown);
                 if !turn.ends {
                     continue;
@@ -630,7 +734,9 @@ impl Rounds {
                         "the model called tools in the last round; they were not run"
                     );
                 }
-                self.remember(&first_id, &id);
+                self.remember(&first_id, &id)
+                    .await
+                    .map_err(|err| err.on_write().into_response())?;
             }
             tracing::info!(rounds = round, "response");
             let answer = self.answer(response, &first, visible, usage, last);
@@ -715,6 +821,16 @@ impl ResponsesStream {
         self.send(
             writer,
             json!({"type": "error", "code": "upstream_error", "message": message, "param": null}),
+        )
+        .await
+    }
+
+    /// Ends the stream with the gateway's own error (the response is not completed).
+    async fn refuse(&mut self, writer: &Writer, error: ApiError) -> Result<(), Gone> {
+        tracing::warn!("{}", error.message);
+        self.send(
+            writer,
+            json!({"type": "error", "code": error.code, "message": error.message, "param": null}),
         )
         .await
     }
@@ -853,7 +969,9 @@ impl ResponsesStream {
                 .count();
             let last = rounds.budget.bound_at(round);
             let end = if injected == 0 || last.is_some() {
-                rounds.remember(&first_id, &id);
+                if let Err(err) = rounds.remember(&first_id, &id).await {
+                    return self.refuse(writer, err.on_write()).await;
+                }
                 true
             } else {
                 writer
@@ -867,7 +985,10 @@ impl ResponsesStream {
                         self.send(writer, event).await?;
                     }
                 }
-                let turn = rounds.execute(&id, &first_id, &output, plan).await;
+                let turn = match rounds.execute(&id, &first_id, &output, plan).await {
+                    Ok(turn) => turn,
+                    Err(err) => return self.refuse(writer, err.on_write()).await,
+                };
                 let mut shown = turn.shown.into_iter();
                 for (k, item) in shown.by_ref().take(starting.len()).enumerate() {
                     for event in mcp_items::call_finished(&item, base + k) {
