@@ -6,8 +6,10 @@ use axum::body::Body;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use bytes::Bytes;
+use tracing::Instrument;
 
 use crate::error::ApiError;
+use crate::telemetry::UpstreamCall;
 
 /// Headers that belong to one connection, not to the request (RFC 9110, 7.6.1), and those the
 /// gateway sets itself.
@@ -102,13 +104,33 @@ impl Upstream {
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         );
-        self.client
-            .post(self.url(path))
-            .headers(headers)
-            .body(body)
-            .send()
-            .await
-            .map_err(|err| ApiError::upstream(unreachable(&self.base, &err)))
+        // A round: its span is the upstream's parent, and it is counted.
+        let call = UpstreamCall::start(path);
+        call.propagate(&mut headers);
+        let body = bytes::Bytes::from(body);
+        let send = || {
+            self.client
+                .post(self.url(path))
+                .headers(headers.clone())
+                .body(body.clone())
+                .send()
+        };
+        let sent = async {
+            match send().await {
+                // A kept-alive connection the upstream closed as the request went out (seen at
+                // 1,000 conversations at once): no answer was read, so it is sent once more on a
+                // new one, as OpenAI's SDKs retry a connection error.
+                Err(err) if lost_connection(&err) => {
+                    tracing::debug!("the upstream's connection was lost; sending again: {err}");
+                    send().await
+                }
+                sent => sent,
+            }
+        }
+        .instrument(call.span().clone())
+        .await;
+        call.finish(sent.as_ref().ok().map(reqwest::Response::status));
+        sent.map_err(|err| ApiError::upstream(unreachable(&self.base, &err)))
     }
 
     /// Forwards a request unchanged, its body streamed both ways.
@@ -186,6 +208,27 @@ pub fn informative_headers(from: &HeaderMap) -> Vec<(HeaderName, HeaderValue)> {
         })
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect()
+}
+
+/// Whether a request failed because its connection was refused, reset or closed before any
+/// answer came: sending it again on a new connection is safe for the upstream's reading of it.
+fn lost_connection(err: &reqwest::Error) -> bool {
+    if err.is_connect() {
+        return true;
+    }
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(err);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            );
+        }
+        source = cause.source();
+    }
+    false
 }
 
 #[cfg(test)]

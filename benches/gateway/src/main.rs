@@ -18,13 +18,21 @@
 //! startup and after 1,000, 5,000 and 10,000 requests. Both children are stopped at the end, on
 //! error and on panic.
 //!
+//! With `--conversations N` it measures something else instead (the `conversations` module): waves
+//! of N streamed conversations at once, each with one injected call, through the gateway and
+//! directly (the client making both rounds itself): each conversation's latency, conversations
+//! per second, and the gateway's memory at its peak in each wave and after it, to show that it
+//! holds them with flat memory.
+//!
 //! ```text
 //! cargo build --release -p tooldef-cli -p tooldef-scripted-upstream -p tooldef-gateway-bench
 //! target/release/gateway-bench [--requests 2000] [--warmup 200] [--block 100]
 //!     [--concurrency 32] [--throughput-requests 2000] [--throughput-block 500] [--tools 100]
 //!     [--corpus FILE] [--memory-steps 1000,5000,10000] [--memory-only]
+//!     [--conversations N [--waves W] [--stream-gap MS]]
 //! ```
 
+mod conversations;
 mod load;
 mod procs;
 
@@ -52,6 +60,10 @@ const USAGE: &str = "usage: gateway-bench [OPTIONS]
   --memory-steps LIST      after how many requests to read the gateway's memory
                            (1000,5000,10000)
   --memory-only            run only the memory part
+  --conversations N        instead: waves of N streamed conversations at once, each with an
+                           injected call, through the gateway and directly
+  --waves W                how many waves of each API and place (3)
+  --stream-gap MS          between the answer's streamed words (50)
 
 Run from anywhere: the servers are the ones next to this program (target/release).";
 
@@ -68,6 +80,10 @@ struct Options {
     memory_steps: Vec<usize>,
     /// Only the memory run.
     memory_only: bool,
+    /// Instead of the rest: waves of this many conversations at once.
+    conversations: Option<usize>,
+    waves: usize,
+    stream_gap_ms: usize,
 }
 
 impl Options {
@@ -87,6 +103,9 @@ impl Options {
             )),
             memory_steps: vec![1_000, 5_000, 10_000],
             memory_only: false,
+            conversations: None,
+            waves: 3,
+            stream_gap_ms: 50,
         };
         while let Some(arg) = args.next() {
             match arg.as_str() {
@@ -112,6 +131,9 @@ impl Options {
                 "--throughput-requests" => options.throughput_requests = number()?,
                 "--throughput-block" => options.throughput_block = number()?,
                 "--tools" => options.tools = number()?,
+                "--conversations" => options.conversations = Some(number()?),
+                "--waves" => options.waves = number()?,
+                "--stream-gap" => options.stream_gap_ms = number()?,
                 "--corpus" => options.corpus = PathBuf::from(&value),
                 "--memory-steps" => {
                     options.memory_steps = value
@@ -299,6 +321,9 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     let chat_tools = injected_tools(&client, servers, "chat", options.tools).await?;
     let responses_tools = injected_tools(&client, servers, "responses", options.tools).await?;
     let startup = procs::memory_kib(servers.gateway.pid())?;
+    if let Some(count) = options.conversations {
+        return bench_conversations(options, servers, &client, count, startup.0).await;
+    }
 
     let place = |base: &str, with_tools: bool| Place {
         requests: Kind::ALL.map(|kind| Request {
@@ -428,6 +453,98 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     let end = procs::memory_kib(gateway_pid)?;
 
     print_report(options, &mut figures, &memory, (served, end));
+    Ok(())
+}
+
+/// Waves of `count` streamed conversations at once, each with one injected call, through the
+/// gateway and directly, the two alternating wave by wave; then the table.
+async fn bench_conversations(
+    options: &Options,
+    servers: &Servers,
+    client: &Client,
+    count: usize,
+    startup_kib: u64,
+) -> Result<(), String> {
+    use conversations::{Api, wave};
+    let gap = options.stream_gap_ms as u64;
+    let gateway_pid = servers.gateway.pid();
+    let mut rows = Vec::new();
+    let mut memory = vec![("after startup".to_owned(), startup_kib, startup_kib)];
+    for api in Api::BOTH {
+        // Unmeasured: one small wave each, so that connections and caches are warm.
+        for (base, through) in [
+            (&servers.upstream_base, false),
+            (&servers.gateway_base, true),
+        ] {
+            wave(client, api, base, through, count.min(50), gap, None).await?;
+        }
+        let mut samples = [Vec::new(), Vec::new()];
+        let mut walls = [Duration::ZERO; 2];
+        for w in 0..options.waves {
+            for at in [w % 2, (w + 1) % 2] {
+                let (base, through) = if at == 0 {
+                    (&servers.upstream_base, false)
+                } else {
+                    (&servers.gateway_base, true)
+                };
+                eprintln!(
+                    "gateway-bench: {}: wave {} of {count}, {}",
+                    api.label(),
+                    w + 1,
+                    ["direct", "gateway"][at]
+                );
+                let watch = through.then_some(gateway_pid);
+                let (latencies, wall, peak) =
+                    wave(client, api, base, through, count, gap, watch).await?;
+                samples[at].extend(latencies);
+                walls[at] += wall;
+                if through {
+                    let after = procs::memory_kib(gateway_pid)?.0;
+                    memory.push((format!("{}, wave {}", api.label(), w + 1), peak, after));
+                }
+            }
+        }
+        rows.push((api, samples, walls));
+    }
+    println!();
+    println!(
+        "{count} streamed conversations at once, each with one injected call ({} waves per API and place; the answer streams {} words {gap} ms apart); latency per conversation, ms:",
+        options.waves, 20,
+    );
+    println!();
+    println!(
+        "| conversation | direct p50 | gateway p50 | **added p50** | direct p99 | gateway p99 | **added p99** | direct conv/s | gateway conv/s |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (api, mut samples, walls) in rows {
+        let [p50, p99] = [50.0, 99.0].map(|p| {
+            samples.each_mut().map(|samples| {
+                samples.sort_unstable();
+                load::percentile(samples, p)
+            })
+        });
+        let rate = |at: usize| samples[at].len() as f64 / walls[at].as_secs_f64();
+        println!(
+            "| {} | {} | {} | **{}** | {} | {} | **{}** | {:.0} | {:.0} |",
+            api.label(),
+            ms(p50[0]),
+            ms(p50[1]),
+            added(p50[0], p50[1]),
+            ms(p99[0]),
+            ms(p99[1]),
+            added(p99[0], p99[1]),
+            rate(0),
+            rate(1),
+        );
+    }
+    println!();
+    println!("The gateway's memory (VmRSS), at its peak during each wave and after it:");
+    println!();
+    println!("| when | peak during | after |");
+    println!("|---|---|---|");
+    for (when, peak, after) in memory {
+        println!("| {when} | {} | {} |", mib(peak), mib(after));
+    }
     Ok(())
 }
 
