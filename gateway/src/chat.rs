@@ -134,9 +134,9 @@ fn call_ids(message: &Value) -> impl Iterator<Item = &str> {
 /// had.
 ///
 /// Every assistant call id is looked up (in one read). When the store cannot be read, a request
-/// whose last turn has calls (after its last user message: the follow-up the store is for) is
-/// answered 503; one whose calls are all of earlier turns carries on as the client wrote it, as
-/// it would once they expired, and the error is given back to say so.
+/// with calls in the turn in progress (see [`store::in_progress`]: the follow-up the store is
+/// for) is answered 503; one whose calls are all of earlier turns carries on as the client wrote
+/// it, as it would once they expired, and the error is given back to say so.
 async fn reinsert(
     inner: &Inner,
     messages: &mut Vec<Value>,
@@ -145,15 +145,20 @@ async fn reinsert(
     if !inner.executes() {
         return Ok(None);
     }
-    let last_user = messages
-        .iter()
-        .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user"));
+    let is_user = |m: &Value| m.get("role").and_then(Value::as_str) == Some("user");
+    let since = store::in_progress(
+        messages.iter().rposition(is_user),
+        messages.iter().rposition(|m| {
+            m.get("role").and_then(Value::as_str) == Some("assistant")
+                && call_ids(m).next().is_none()
+        }),
+    );
     let mut keys = Vec::new();
     let mut latest = false;
     for (i, message) in messages.iter().enumerate() {
         for id in call_ids(message) {
             keys.push(key(id));
-            latest |= last_user.is_none_or(|user| i > user);
+            latest |= since.is_none_or(|since| i > since);
         }
     }
     if keys.is_empty() {

@@ -222,9 +222,9 @@ struct Reinserted {
     unread: Option<StoreError>,
 }
 
-/// Whether an input item is the user's message.
-fn is_user_message(item: &Value) -> bool {
-    item.get("role").and_then(Value::as_str) == Some("user")
+/// Whether an input item is a message of `role`.
+fn is_message(item: &Value, role: &str) -> bool {
+    item.get("role").and_then(Value::as_str) == Some(role)
         && item
             .get("type")
             .and_then(Value::as_str)
@@ -244,9 +244,9 @@ fn function_call_id(item: &Value) -> Option<&str> {
 /// calls and outputs of that turn put back before them.
 ///
 /// The previous response and every `function_call`'s id are looked up in one read. When the
-/// store cannot be read, a request with a `previous_response_id`, or whose last turn has calls
-/// (after its last user message: the follow-up the store is for), is answered 503; one whose
-/// calls are all of earlier turns carries on as the client wrote it, as it would once they
+/// store cannot be read, a request with a `previous_response_id`, or with calls in the turn in
+/// progress (see [`store::in_progress`]: the follow-up the store is for), is answered 503; one
+/// whose calls are all of earlier turns carries on as the client wrote it, as it would once they
 /// expired, and says so.
 async fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Reinserted, ApiError> {
     let mut done = Reinserted::default();
@@ -261,11 +261,14 @@ async fn reinsert(inner: &Inner, request: &mut Map<String, Value>) -> Result<Rei
     let mut keys: Vec<String> = previous.iter().cloned().collect();
     let mut latest = false;
     if let Some(Value::Array(items)) = request.get("input") {
-        let last_user = items.iter().rposition(is_user_message);
+        let since = store::in_progress(
+            items.iter().rposition(|item| is_message(item, "user")),
+            items.iter().rposition(|item| is_message(item, "assistant")),
+        );
         for (i, item) in items.iter().enumerate() {
             if let Some(id) = function_call_id(item) {
                 keys.push(format!("call:{id}"));
-                latest |= last_user.is_none_or(|user| i > user);
+                latest |= since.is_none_or(|since| i > since);
             }
         }
     }

@@ -228,6 +228,18 @@ impl KeptStore for Store {
     }
 }
 
+/// Where a conversation's turn in progress starts, from the positions of its last user message
+/// and of the model's last answer in words (an assistant message without calls): after the
+/// earlier of the two, so that its calls are those after the user last spoke, and those the model
+/// has not answered in words since (a client may add a user message after its tool results).
+/// `None`: the whole conversation is in progress. The calls of that turn are what a follow-up
+/// answers, and what the store is read for.
+pub fn in_progress(last_user: Option<usize>, last_answer: Option<usize>) -> Option<usize> {
+    last_user
+        .zip(last_answer)
+        .map(|(user, answer)| user.min(answer))
+}
+
 /// The header of an answer to a request whose earlier turns could not be read from the store:
 /// they went to the model as the client wrote them.
 pub fn unread_header() -> (http::HeaderName, http::HeaderValue) {
@@ -362,6 +374,18 @@ pub(crate) mod tests {
         tokio::time::sleep(ttl + Duration::from_millis(200)).await;
         let got = store.get_many(&[key("ttl"), key("0a")]).await.unwrap();
         assert_eq!(got, vec![None, None], "expired after {ttl:?}");
+    }
+
+    #[test]
+    fn the_turn_in_progress_starts_after_the_user_or_the_last_answer() {
+        // [user, assistant(calls), tool]: never answered in words, all in progress.
+        assert_eq!(in_progress(Some(0), None), None);
+        // [user, assistant(calls), tool, assistant(text), user]: the calls are of an earlier turn.
+        assert_eq!(in_progress(Some(4), Some(3)), Some(3));
+        // [user, assistant(calls), tool, user]: the model has not answered them: in progress.
+        assert_eq!(in_progress(Some(3), None), None);
+        // [user, assistant(text), assistant(calls), tool] (Responses: text, then calls).
+        assert_eq!(in_progress(Some(0), Some(1)), Some(0));
     }
 
     #[test]

@@ -167,14 +167,32 @@ async fn a_store_that_cannot_be_reached_fails_what_needs_it_only() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(store, None);
 
-    // Tool calls of earlier turns only: sent as the client wrote them, and said.
+    // Tool results and then a user message, before the model answered them: the turn is still
+    // in progress, and needs the store.
+    let called = [
+        json!({"role": "user", "content": "first"}),
+        json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_old", "type": "function", "function": {"name": "lookup_order", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "call_old", "content": "shipped"}),
+    ];
+    let (status, _, error) = post(
+        &gateway,
+        chat,
+        json!({"model": "m", "tools": [lookup_order()], "messages": [
+            called[0], called[1], called[2], user("STORE4", json!([{"content": "welcome"}])),
+        ]}),
+    )
+    .await;
+    assert_eq!(status, 503, "{error}");
+    assert_store_unavailable(&error, &url);
+
+    // Tool calls of earlier turns only (the model answered them): sent as the client wrote
+    // them, and said.
     let (status, store, answer) = post(
         &gateway,
         chat,
         json!({"model": "m", "tools": [lookup_order()], "messages": [
-            {"role": "user", "content": "first"},
-            {"role": "assistant", "content": null, "tool_calls": [{"id": "call_old", "type": "function", "function": {"name": "lookup_order", "arguments": "{}"}}]},
-            {"role": "tool", "tool_call_id": "call_old", "content": "shipped"},
+            called[0], called[1], called[2],
+            {"role": "assistant", "content": "It shipped."},
             user("STORE4", json!([{"content": "welcome"}])),
         ]}),
     )
