@@ -251,6 +251,20 @@ pub async fn call_mcp(
     converted: &crate::convert::Converted,
     arguments: &str,
 ) -> Answer {
+    call_mcp_with_meta(peer, converted, arguments, serde_json::Map::new()).await
+}
+
+/// [`call_mcp`], with `meta` as the `tools/call` request's `_meta` (left out when empty): MCP's
+/// request metadata, where a caller puts what travels with the request rather than with the
+/// tool's arguments, such as the W3C trace context (`traceparent`, `tracestate`) that ties the
+/// server's spans to the caller's trace.
+#[cfg(feature = "mcp")]
+pub async fn call_mcp_with_meta(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    converted: &crate::convert::Converted,
+    arguments: &str,
+    meta: serde_json::Map<String, Value>,
+) -> Answer {
     let name = converted.name();
     let mut arguments = match arguments.trim() {
         "" => Value::Object(serde_json::Map::new()),
@@ -267,6 +281,9 @@ pub async fn call_mcp(
     let mut request = rmcp::model::CallToolRequestParams::new(converted.original_name.clone());
     if let Value::Object(arguments) = arguments {
         request = request.with_arguments(arguments);
+    }
+    if !meta.is_empty() {
+        request.meta = Some(meta.into());
     }
     match peer.call_tool(request).await {
         Ok(result) => {
