@@ -26,6 +26,8 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 pub struct Adhoc {
     /// The entry's `server_label`: the prefix of its tools.
     pub label: String,
+    /// Its origin, one of `allowed_server_urls`: what metrics call it.
+    pub origin: String,
     /// Its tools as it listed them (those `allowed_tools` admits), for `mcp_list_tools`.
     pub listed: Vec<Value>,
     /// Its tools, converted for the request's API.
@@ -130,6 +132,7 @@ impl Adhoc {
         );
         Ok(Adhoc {
             label: entry.label.clone(),
+            origin,
             listed: tools,
             injected,
             approval,

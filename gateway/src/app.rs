@@ -1,12 +1,13 @@
-//! The HTTP surface: the two APIs the gateway completes, its own endpoints, the client's key,
-//! and every other path proxied to the upstream unchanged.
+//! The HTTP surface: the two APIs the gateway completes (each request with its telemetry), its
+//! own endpoints (`/healthz`, `/metrics`, `/v1/tools`), the client's key, and every other path
+//! proxied to the upstream unchanged.
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -16,6 +17,7 @@ use tooldef::Target;
 
 use crate::error::ApiError;
 use crate::gateway::Inner;
+use crate::telemetry::Api;
 use crate::upstream::KEY_HEADER;
 
 type Shared = State<Arc<Inner>>;
@@ -27,8 +29,10 @@ pub(crate) fn router(inner: Arc<Inner>) -> Router {
         .route("/v1/tools", get(tools))
         .fallback(proxy)
         .layer(middleware::from_fn_with_state(inner.clone(), require_key));
+    // Health and metrics are for the operator's probes and scrapers, which have no client key.
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/metrics", get(metrics))
         .merge(guarded)
         .with_state(inner)
 }
@@ -59,11 +63,29 @@ async fn require_key(State(inner): Shared, request: Request, next: Next) -> Resp
 }
 
 async fn chat(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    crate::chat::complete(inner, headers, body).await
+    let request = inner.telemetry.begin(Api::Chat, &headers, &body);
+    request
+        .serve(crate::chat::complete(inner, headers, body))
+        .await
 }
 
 async fn responses(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    crate::responses::respond(inner, headers, body).await
+    let request = inner.telemetry.begin(Api::Responses, &headers, &body);
+    request
+        .serve(crate::responses::respond(inner, headers, body))
+        .await
+}
+
+/// The gateway's metrics, in Prometheus' text format.
+async fn metrics(State(inner): Shared) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        inner.telemetry.metrics.render(),
+    )
+        .into_response()
 }
 
 async fn healthz(State(inner): Shared) -> Response {

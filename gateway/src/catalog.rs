@@ -16,6 +16,7 @@ use tooldef::{CallContext, Target, ToolSet};
 use crate::discovery::SEARCH_TOOL;
 use crate::gateway::Injection;
 use crate::servers::{CallOutcome, Server};
+use crate::telemetry;
 
 /// Where injected tools come from.
 pub enum Source {
@@ -282,8 +283,12 @@ async fn execute(
         if let (Some(discovery), SEARCH_TOOL) = (&injection.discovery, call.name.as_str()) {
             return discovery.answer(&call.arguments);
         }
+        let tool = |route: &Route| route.converted.original_name.clone();
         if let Some((adhoc, route)) = injection.adhoc_route(&call.name) {
-            let outcome = adhoc.call(&route.converted, &call.arguments).await;
+            // Its metrics' `server` is the origin, one of the configuration's: the label is the
+            // client's to choose, and would give the metrics as many series as clients like.
+            let run = adhoc.call(&route.converted, &call.arguments);
+            let outcome = telemetry::tool_call(&adhoc.origin, &tool(route), call, run).await;
             log_call(&adhoc.label, route, call, started, &outcome);
             return outcome;
         }
@@ -291,25 +296,31 @@ async fn execute(
             return CallOutcome::error(format!("There is no tool named `{}`.", call.name));
         };
         let source = &sources[route.source];
-        let outcome = match source {
-            Source::Mcp(server) => server.call(&route.converted, &call.arguments).await,
-            Source::Tools { set, .. } => {
-                let context = CallContext::new().with_call_id(call.id.clone());
-                let run = set.call_with(
-                    &route.converted.original_name,
-                    call.arguments.as_str(),
-                    context,
-                );
-                match tokio::time::timeout(tool_timeout, run).await {
-                    Ok(Ok(output)) => CallOutcome {
-                        output,
-                        is_error: false,
-                    },
-                    Ok(Err(err)) => CallOutcome::error(err.to_string()),
-                    Err(_) => CallOutcome::abandoned(&call.name, tool_timeout),
+        let run = async {
+            match source {
+                Source::Mcp(server) => server.call(&route.converted, &call.arguments).await,
+                Source::Tools { set, .. } => {
+                    let context = CallContext::new().with_call_id(call.id.clone());
+                    let run = set.call_with(
+                        &route.converted.original_name,
+                        call.arguments.as_str(),
+                        context,
+                    );
+                    match tokio::time::timeout(tool_timeout, run).await {
+                        Ok(Ok(output)) => CallOutcome {
+                            output,
+                            is_error: false,
+                        },
+                        Ok(Err(err)) => CallOutcome::error(err.to_string()),
+                        Err(_) => {
+                            telemetry::timed_out();
+                            CallOutcome::abandoned(&call.name, tool_timeout)
+                        }
+                    }
                 }
             }
         };
+        let outcome = telemetry::tool_call(source.name(), &tool(route), call, run).await;
         log_call(source.name(), route, call, started, &outcome);
         outcome
     });

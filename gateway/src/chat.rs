@@ -447,7 +447,7 @@ impl Rounds {
         response.headers_mut().extend(informative);
         response.headers_mut().extend(conflicts);
         let inner = self.inner.clone();
-        tokio::spawn(async move {
+        crate::telemetry::spawn(async move {
             let mut stream = ChatStream::new(self.request.get("stream_options"));
             let cut = tokio::select! {
                 ran = stream.run(self, answer, &writer) => {

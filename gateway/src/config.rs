@@ -81,6 +81,15 @@ pub struct Config {
     /// in seconds; streams still running then end with an error event.
     #[serde(default = "default_shutdown_grace")]
     pub shutdown_grace_secs: u64,
+    /// The OTLP/HTTP collector `tooldef gateway` exports its spans to (`http://HOST:4318`, as
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT`; spans go to its `/v1/traces`). A program embedding the
+    /// gateway installs its own tracing subscriber, which may read this.
+    #[serde(default)]
+    pub otlp_endpoint: Option<String>,
+    /// Tool calls' spans record their arguments and results: a debugging aid, off by default,
+    /// since they may hold anything.
+    #[serde(default)]
+    pub trace_content: bool,
 }
 
 /// What the gateway does with the calls a model makes to injected tools.
@@ -272,6 +281,8 @@ impl Config {
             max_tools: None,
             pinned: Vec::new(),
             shutdown_grace_secs: default_shutdown_grace(),
+            otlp_endpoint: None,
+            trace_content: false,
         }
     }
 

@@ -61,6 +61,8 @@ pub(crate) struct Inner {
     pub key: Option<String>,
     /// Becomes `true` when the grace a stopping gateway gives its conversations is over.
     pub shutdown: tokio::sync::watch::Sender<bool>,
+    /// Its metrics, and what its spans record.
+    pub telemetry: crate::telemetry::Telemetry,
 }
 
 impl Inner {
@@ -319,6 +321,7 @@ impl GatewayBuilder {
             generation.load(Ordering::Acquire),
         );
         let inner = Inner {
+            telemetry: crate::telemetry::Telemetry::new(config.trace_content),
             config,
             sources,
             generation,

@@ -38,12 +38,15 @@ mod error;
 mod gateway;
 mod mcp_items;
 mod mcp_tool;
+mod metrics;
 mod remote;
 mod responses;
 mod search;
 mod servers;
 mod sse;
 mod store;
+mod telemetry;
+mod trace_context;
 mod upstream;
 
 pub use config::{Config, ConfigError, Mode, ServerConfig};

@@ -770,7 +770,7 @@ impl Rounds {
         response.headers_mut().extend(informative);
         response.headers_mut().extend(conflicts);
         let inner = self.inner.clone();
-        tokio::spawn(async move {
+        crate::telemetry::spawn(async move {
             let mut stream = ResponsesStream::default();
             let cut = tokio::select! {
                 ran = stream.run(self, answer, &writer) => {

@@ -17,7 +17,7 @@ use tokio::io::AsyncBufReadExt;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 use tooldef::ToolOutput;
-use tooldef::calls::{Answer, call_mcp};
+use tooldef::calls::{Answer, call_mcp_with_meta};
 use tooldef::convert::Converted;
 
 use crate::config::ServerConfig;
@@ -404,8 +404,9 @@ pub(crate) struct Turns<'a> {
     max: u32,
 }
 
-/// Calls `converted` on `peer` (`tooldef::calls::call_mcp`: the source's name, the arguments
-/// restored) once it has a turn, all within `limit`; every way it can end is an outcome.
+/// Calls `converted` on `peer` (`tooldef::calls::call_mcp_with_meta`: the source's name, the
+/// arguments restored, the trace context in `_meta`) once it has a turn, all within `limit`;
+/// every way it can end is an outcome.
 pub(crate) async fn call_peer(
     peer: &Peer<RoleClient>,
     converted: &Converted,
@@ -413,8 +414,12 @@ pub(crate) async fn call_peer(
     limit: Duration,
     turns: Option<Turns<'_>>,
 ) -> CallOutcome {
-    let call = call_mcp(peer, converted, arguments);
-    match in_turn(turns.as_ref().map(|t| t.turns), limit, call).await {
+    let call = call_mcp_with_meta(peer, converted, arguments, crate::telemetry::mcp_meta());
+    let ran = in_turn(turns.as_ref().map(|t| t.turns), limit, call).await;
+    if ran.is_err() {
+        crate::telemetry::timed_out();
+    }
+    match ran {
         Ok(Answer::Answered {
             output, is_error, ..
         }) => CallOutcome { output, is_error },
