@@ -225,6 +225,15 @@ pub struct GatewayArgs {
     /// reached, requests that need it are answered 503 (`store_unavailable`).
     #[arg(long, value_name = "memory|URL")]
     pub store: Option<String>,
+    /// Export the gateway's spans (each request, round and tool call) over OTLP/HTTP to the
+    /// collector at URL (`http://localhost:4318`; spans go to its `/v1/traces`) [default:
+    /// $OTEL_EXPORTER_OTLP_ENDPOINT, if set].
+    #[arg(long, value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
+    /// Record tool calls' arguments and results on their spans: for debugging only, since they
+    /// may hold anything (off by default).
+    #[arg(long)]
+    pub trace_content: bool,
 }
 
 /// The input of `convert` and `lint`.

@@ -1,5 +1,5 @@
-//! `tooldef gateway`: the configuration from a file and flags, logs on stderr, and the gateway
-//! served until Ctrl-C or SIGTERM.
+//! `tooldef gateway`: the configuration from a file and flags, logs on stderr (and spans over
+//! OTLP when asked: `traces.rs`), and the gateway served until Ctrl-C or SIGTERM.
 
 use std::process::ExitCode;
 
@@ -11,19 +11,12 @@ use crate::failure::Failure;
 /// Runs the gateway until it is asked to stop.
 pub fn run(args: GatewayArgs) -> Result<ExitCode, Failure> {
     let config = config(&args)?;
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("TOOLDEF_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,rmcp=warn")),
-        )
-        .init();
+    let traces = crate::traces::install(config.otlp_endpoint.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|err| Failure::input(format!("cannot start the async runtime: {err}")))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listen = config.listen;
         let gateway = GatewayBuilder::from_config(config)
             .start()
@@ -41,7 +34,10 @@ pub fn run(args: GatewayArgs) -> Result<ExitCode, Failure> {
             .await
             .map_err(|err| Failure::input(format!("serving on {address} failed: {err}")))?;
         Ok(ExitCode::SUCCESS)
-    })
+    });
+    // The gateway has stopped: the spans still waiting for their batch go out now.
+    traces.flush();
+    served
 }
 
 /// The file's configuration with the flags over it.
@@ -99,6 +95,10 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
     if args.store.is_some() {
         config.store.clone_from(&args.store);
     }
+    if args.otlp_endpoint.is_some() {
+        config.otlp_endpoint.clone_from(&args.otlp_endpoint);
+    }
+    config.trace_content |= args.trace_content;
     for spec in &args.mcp {
         let (name, command) = named(spec, "--mcp", "NAME=PROGRAM ARG...")?;
         let mut words = command.split_whitespace().map(str::to_owned);

@@ -28,6 +28,7 @@ mod listing;
 mod output;
 mod server;
 mod summary;
+mod traces;
 
 use std::process::ExitCode;
 
