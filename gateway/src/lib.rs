@@ -8,6 +8,12 @@
 //! (or one stream) as if the model had answered directly. Calls to the client's own tools go
 //! back to the client. Every other path is proxied unchanged.
 //!
+//! Each request, round and tool call is a `tracing` span; with a `tracing-opentelemetry` layer
+//! in the program's subscriber they get OpenTelemetry ids, continue the client's `traceparent`
+//! and hand their own to the upstream and, in `_meta`, to the MCP servers. The router's
+//! `/metrics` renders the gateway's Prometheus metrics, kept in a recorder of its own (the
+//! process's global `metrics` recorder is left to the program).
+//!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! use tooldef_gateway::{Config, Gateway, GatewayBuilder};
