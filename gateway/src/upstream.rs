@@ -122,6 +122,8 @@ impl Upstream {
                 // new one, as OpenAI's SDKs retry a connection error.
                 Err(err) if lost_connection(&err) => {
                     tracing::debug!("the upstream's connection was lost; sending again: {err}");
+                    // A moment for an upstream whose queue of new connections was full.
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                     send().await
                 }
                 sent => sent,

@@ -2,7 +2,8 @@
 //! (one client request; the gateway streams round 1, runs the call on the MCP server, streams
 //! round 2), and directly (the client streams round 1 from the upstream, then streams round 2
 //! with the call's result itself, as a client without the gateway would, the call's result
-//! written by the client at no cost). Each conversation's latency is until its last stream is
+//! written by the client at no cost, and the same tools in both requests as the gateway sends:
+//! the upstream's and the client's cost of them is not the gateway's). Each conversation's latency is until its last stream is
 //! read; the answer streams slowly (`stream_delay_ms`) so that the conversations overlap and the
 //! gateway holds them all at once.
 
@@ -22,7 +23,9 @@ fn arguments() -> Value {
 }
 
 /// The answer's words, streamed one event apart.
-const WORDS: usize = 20;
+pub const WORDS: usize = 20;
+/// Over how long a wave's conversations start.
+const RAMP: Duration = Duration::from_secs(1);
 
 /// The script in the user message: a call, then a streamed answer.
 fn user_text(call_id: &str, gap_ms: u64) -> String {
@@ -60,13 +63,17 @@ impl Api {
 
     /// The conversation's first request: what the client sends the gateway, and round 1 of the
     /// direct conversation.
-    fn first(self, base: &str, gap_ms: u64) -> Request {
+    fn first(self, base: &str, gap_ms: u64, tools: Option<&[Value]>) -> Request {
         let call_id = "call_bench_1";
         let user = json!({"role": "user", "content": user_text(call_id, gap_ms)});
         let body = match self {
             Api::Chat => json!({"model": "scripted-1", "stream": true, "messages": [user]}),
             Api::Responses => json!({"model": "scripted-1", "stream": true, "input": [user]}),
         };
+        let mut body = body;
+        if let Some(tools) = tools {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
         Request {
             url: format!("{base}{}", self.path()),
             body: Bytes::from(body.to_string()),
@@ -74,7 +81,7 @@ impl Api {
     }
 
     /// Round 2 of the direct conversation: the call and its result after the user's message.
-    fn second(self, base: &str, gap_ms: u64) -> Request {
+    fn second(self, base: &str, gap_ms: u64, tools: Option<&[Value]>) -> Request {
         let call_id = "call_bench_1";
         let user = json!({"role": "user", "content": user_text(call_id, gap_ms)});
         let arguments = arguments().to_string();
@@ -95,6 +102,10 @@ impl Api {
                 {"type": "function_call_output", "call_id": call_id, "output": result},
             ]}),
         };
+        let mut body = body;
+        if let Some(tools) = tools {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
         Request {
             url: format!("{base}{}", self.path()),
             body: Bytes::from(body.to_string()),
@@ -102,29 +113,36 @@ impl Api {
     }
 }
 
-/// One wave: `count` conversations started together; each one's latency, the wave's wall time,
-/// and the gateway's peak resident memory sampled while they ran (when `watch` is its pid).
+/// One wave: `count` conversations started together, directly with `tools` or through the
+/// gateway without; each one's latency, the wave's wall time, and the gateway's peak resident
+/// memory sampled while they ran (when `watch` is its pid).
 pub async fn wave(
     client: &Client,
     api: Api,
     base: &str,
-    through_gateway: bool,
+    tools: Option<&[Value]>,
     count: usize,
     gap_ms: u64,
     watch: Option<u32>,
 ) -> Result<(Vec<Duration>, Duration, u64), String> {
-    let first = api.first(base, gap_ms);
-    let second = api.second(base, gap_ms);
+    // Directly, the client sends the tools itself; through the gateway, the gateway does.
+    let through_gateway = tools.is_none();
+    let first = api.first(base, gap_ms, tools);
+    let second = api.second(base, gap_ms, tools);
     let started = Instant::now();
     let mut conversations = tokio::task::JoinSet::new();
-    for _ in 0..count {
+    for k in 0..count {
         let client = client.clone();
         let (first, second) = (first.clone(), second.clone());
+        // Started over a second (as users arrive, not in one instant, which only measures the
+        // listen queues); each lasts longer than that, so all are under way at once.
+        let at = started + RAMP.mul_f64(k as f64 / count as f64);
         conversations.spawn(async move {
+            tokio::time::sleep_until(at.into()).await;
             let started = Instant::now();
-            send(&client, &first).await?;
+            patiently(&client, &first).await?;
             if !through_gateway {
-                send(&client, &second).await?;
+                patiently(&client, &second).await?;
             }
             Ok::<_, String>(started.elapsed())
         });
@@ -146,4 +164,18 @@ pub async fn wave(
         }
     }
     Ok((latencies, started.elapsed(), peak))
+}
+
+/// Sends a request, once more after a moment if the connection could not be made or was lost
+/// before an answer (as OpenAI's SDKs retry a connection error, and as the gateway does towards
+/// its upstream): at a thousand new connections a second on two cores, the upstream's queue of
+/// new connections overflows now and then, for both places alike.
+async fn patiently(client: &Client, request: &Request) -> Result<Duration, String> {
+    match send(client, request).await {
+        Err(message) if message.contains("error sending request") => {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            send(client, request).await
+        }
+        sent => sent,
+    }
 }

@@ -63,7 +63,7 @@ const USAGE: &str = "usage: gateway-bench [OPTIONS]
   --conversations N        instead: waves of N streamed conversations at once, each with an
                            injected call, through the gateway and directly
   --waves W                how many waves of each API and place (3)
-  --stream-gap MS          between the answer's streamed words (50)
+  --stream-gap MS          between the answer's streamed words (150: 3 s answers)
 
 Run from anywhere: the servers are the ones next to this program (target/release).";
 
@@ -105,7 +105,7 @@ impl Options {
             memory_only: false,
             conversations: None,
             waves: 3,
-            stream_gap_ms: 50,
+            stream_gap_ms: 150,
         };
         while let Some(arg) = args.next() {
             match arg.as_str() {
@@ -322,7 +322,8 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     let responses_tools = injected_tools(&client, servers, "responses", options.tools).await?;
     let startup = procs::memory_kib(servers.gateway.pid())?;
     if let Some(count) = options.conversations {
-        return bench_conversations(options, servers, &client, count, startup.0).await;
+        let tools = [chat_tools.as_slice(), responses_tools.as_slice()];
+        return bench_conversations(options, servers, &client, count, startup.0, tools).await;
     }
 
     let place = |base: &str, with_tools: bool| Place {
@@ -464,19 +465,20 @@ async fn bench_conversations(
     client: &Client,
     count: usize,
     startup_kib: u64,
+    tools: [&[Value]; 2],
 ) -> Result<(), String> {
     use conversations::{Api, wave};
     let gap = options.stream_gap_ms as u64;
     let gateway_pid = servers.gateway.pid();
     let mut rows = Vec::new();
     let mut memory = vec![("after startup".to_owned(), startup_kib, startup_kib)];
-    for api in Api::BOTH {
+    for (api, tools) in Api::BOTH.into_iter().zip(tools) {
         // Unmeasured: one small wave each, so that connections and caches are warm.
-        for (base, through) in [
-            (&servers.upstream_base, false),
-            (&servers.gateway_base, true),
+        for (base, tools) in [
+            (&servers.upstream_base, Some(tools)),
+            (&servers.gateway_base, None),
         ] {
-            wave(client, api, base, through, count.min(50), gap, None).await?;
+            wave(client, api, base, tools, count.min(50), gap, None).await?;
         }
         let mut samples = [Vec::new(), Vec::new()];
         let mut walls = [Duration::ZERO; 2];
@@ -494,8 +496,9 @@ async fn bench_conversations(
                     ["direct", "gateway"][at]
                 );
                 let watch = through.then_some(gateway_pid);
+                let direct_tools = (!through).then_some(tools);
                 let (latencies, wall, peak) =
-                    wave(client, api, base, through, count, gap, watch).await?;
+                    wave(client, api, base, direct_tools, count, gap, watch).await?;
                 samples[at].extend(latencies);
                 walls[at] += wall;
                 if through {
@@ -508,12 +511,13 @@ async fn bench_conversations(
     }
     println!();
     println!(
-        "{count} streamed conversations at once, each with one injected call ({} waves per API and place; the answer streams {} words {gap} ms apart); latency per conversation, ms:",
-        options.waves, 20,
+        "{count} streamed conversations at once (started over a second), each with one injected call ({} waves per API and place; the answer streams {} words {gap} ms apart; directly, the client sends the gateway's tools itself and makes both rounds); latency per conversation, ms:",
+        options.waves,
+        conversations::WORDS,
     );
     println!();
     println!(
-        "| conversation | direct p50 | gateway p50 | **added p50** | direct p99 | gateway p99 | **added p99** | direct conv/s | gateway conv/s |"
+        "| conversation | direct + tools p50 | gateway p50 | **added p50** | direct + tools p99 | gateway p99 | **added p99** | direct conv/s | gateway conv/s |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for (api, mut samples, walls) in rows {
