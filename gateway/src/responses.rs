@@ -519,7 +519,7 @@ impl Rounds {
         self.added.extend(outputs.iter().cloned());
         let ends = !client.is_empty() || !ask.is_empty();
         let continues = self.continues();
-        if let Some(hosted) = &self.hosted {
+        if self.hosted.is_some() {
             // Nothing is hidden: the client has every item, and sends them back or names this
             // response in `previous_response_id`, which needs the outputs of its last calls.
             let mut shown = Vec::with_capacity(run.len() + ask.len());
@@ -547,17 +547,7 @@ impl Rounds {
                 }
             }
             if ends && continues {
-                self.inner
-                    .store
-                    .put(
-                        vec![format!("resp:{first_id}")],
-                        Kept::Response {
-                            last_id: response_id.to_owned(),
-                            outputs,
-                            listed: hosted.listed.clone(),
-                        },
-                    )
-                    .await?;
+                self.keep_response(first_id, response_id, outputs).await?;
             }
             return Ok(Turn { ends, shown });
         }
@@ -589,17 +579,7 @@ impl Rounds {
             )
             .await?;
         if continues {
-            self.inner
-                .store
-                .put(
-                    vec![format!("resp:{first_id}")],
-                    Kept::Response {
-                        last_id: response_id.to_owned(),
-                        outputs,
-                        listed: Vec::new(),
-                    },
-                )
-                .await?;
+            self.keep_response(first_id, response_id, outputs).await?;
         }
         Ok(Turn {
             ends,
@@ -614,22 +594,35 @@ impl Rounds {
         let listed = self
             .hosted
             .as_ref()
-            .map(|hosted| hosted.listed.clone())
-            .unwrap_or_default();
-        if self.continues() && (first_id != last_id || !listed.is_empty()) {
-            self.inner
-                .store
-                .put(
-                    vec![format!("resp:{first_id}")],
-                    Kept::Response {
-                        last_id: last_id.to_owned(),
-                        outputs: Vec::new(),
-                        listed,
-                    },
-                )
-                .await?;
+            .is_some_and(|hosted| !hosted.listed.is_empty());
+        if self.continues() && (first_id != last_id || listed) {
+            self.keep_response(first_id, last_id, Vec::new()).await?;
         }
         Ok(())
+    }
+
+    /// Keeps, under the visible response's id, the upstream response the answer ended with, the
+    /// outputs its last injected calls still need, and the servers the conversation listed.
+    async fn keep_response(
+        &self,
+        first_id: &str,
+        last_id: &str,
+        outputs: Vec<Value>,
+    ) -> Result<(), StoreError> {
+        let listed = self
+            .hosted
+            .as_ref()
+            .map(|hosted| hosted.listed.clone())
+            .unwrap_or_default();
+        let kept = Kept::Response {
+            last_id: last_id.to_owned(),
+            outputs,
+            listed,
+        };
+        self.inner
+            .store
+            .put(vec![format!("resp:{first_id}")], kept)
+            .await
     }
 
     /// The response the client gets: the last one, under the first one's id, with every

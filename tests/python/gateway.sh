@@ -7,51 +7,17 @@
 # Every process the suite starts is killed at the end, even when it fails or is interrupted: the
 # suite runs in its own process group, killed as a whole.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
-python=${PYTHON:-python3}
-if ! command -v "$python" >/dev/null 2>&1 || ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-  echo "python gateway client: SKIPPED: no Python 3.10 or newer on this machine (set PYTHON to one)"
-  exit 0
-fi
-venv=${TOOLDEF_VENV:-"$root/target/python-venv"}
-if [ ! -x "$venv/bin/python" ]; then
-  "$python" -m venv "$venv"
-fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "openai>=3.54,<4"
+source "$(dirname "$0")/suite.sh"
+suite_python "python gateway client"
+suite_venv
 bash "$root/tests/e2e/install.sh"
-(
-  cd "$root"
-  cargo build -q -p tooldef-cli
-  cargo build -q -p tooldef-scripted-upstream
-  cargo build -q -p tooldef-examples --example mcp_server
-  cargo build -q -p tooldef-gateway-bench --bin corpus-mcp-server
-)
-target=${CARGO_TARGET_DIR:-"$root/target"}
-
-# Job control: the suite gets a process group of its own, which every process it starts shares.
-set -m
-"$venv/bin/python" "$root/tests/python/gateway_test.py" \
+suite_build
+(cd "$root" && cargo build -q -p tooldef-gateway-bench --bin corpus-mcp-server)
+suite_run "$root/tests/python/gateway_test.py" \
   --tooldef "$target/debug/tooldef" \
   --upstream "$target/debug/scripted-upstream" \
   --mcp-server "$target/debug/examples/mcp_server" \
   --everything "$root/target/e2e-servers/npm/node_modules/.bin/mcp-server-everything" \
   --corpus-server "$target/debug/corpus-mcp-server" \
   --corpus "$root/tests/fixtures/corpus/github-mcp-server.tools.json" \
-  "$@" &
-group=$!
-cleanup() {
-  if kill -0 -- "-$group" 2>/dev/null; then
-    kill -TERM -- "-$group" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
-      kill -0 -- "-$group" 2>/dev/null || return 0
-      sleep 0.3
-    done
-    kill -KILL -- "-$group" 2>/dev/null || true
-  fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-status=0
-wait "$group" || status=$?
-exit "$status"
+  "$@"

@@ -21,7 +21,6 @@ import signal
 import sys
 import tempfile
 import time
-import traceback
 
 import openai
 
@@ -330,43 +329,7 @@ def main():
             parser.error(f"--{key.replace('_', '-')}: not an executable: {path}")
         gt.BIN[key] = os.path.abspath(path)
 
-    def on_alarm(signum, frame):
-        raise gt.TestTimeout("the test's time limit ran out")
-
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
-    passed, failed = 0, []
-    started = time.monotonic()
-    try:
-        start_everything()
-        signal.signal(signal.SIGALRM, on_alarm)
-        for name, fn, timeout in selected:
-            t0 = time.monotonic()
-            ctx = Ctx(name)
-            signal.alarm(timeout)
-            try:
-                fn(ctx)
-                signal.alarm(0)
-                passed += 1
-                print(f"ok    {name} ({time.monotonic() - t0:.1f} s)", flush=True)
-            except Exception as error:  # noqa: BLE001 - every failure is reported, then the next test runs
-                signal.alarm(0)
-                if isinstance(error, AssertionError):
-                    message = str(error)
-                else:
-                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == __file__]
-                    where = f" (line {frames[-1].lineno})" if frames else ""
-                    message = f"{type(error).__name__}{where}: {error}"
-                failed.append(name)
-                print(f"FAIL  {name} ({time.monotonic() - t0:.1f} s): {message}", flush=True)
-            for note in ctx.notes:
-                print(f"      {note}", flush=True)
-    finally:
-        signal.alarm(0)
-        gt.stop_everything()
-    if failed:
-        print("failed: " + " | ".join(failed))
-    print(f"python gateway store: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
-    return 1 if failed else 0
+    return gt.run_tests(selected, "python gateway store", start_everything)
 
 
 if __name__ == "__main__":

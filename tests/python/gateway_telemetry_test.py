@@ -28,7 +28,6 @@ import signal
 import sys
 import threading
 import time
-import traceback
 import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -407,45 +406,9 @@ def main():
         ("tool_call_spans_are_the_mcp_servers_parents", test_tool_call_spans, 10),
         ("streamed_request_spans_last_to_the_stream_end", test_streamed_request_spans_last_to_the_stream_end, 10),
     ]
-    selected = [test for test in tests if not options.k or any(k in test[0] for k in options.k)]
-
-    def on_alarm(signum, frame):
-        raise TimeoutError("the test's time limit ran out")
-
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
-    signal.signal(signal.SIGALRM, on_alarm)
-    passed, failed = 0, []
-    started = time.monotonic()
-    try:
-        start(options)
-        for name, fn, timeout in selected:
-            t0 = time.monotonic()
-            signal.alarm(timeout)
-            try:
-                fn()
-                signal.alarm(0)
-                passed += 1
-                print(f"ok    {name} ({time.monotonic() - t0:.1f} s)", flush=True)
-            except Exception as error:  # noqa: BLE001 - every failure is reported, then the next test runs
-                signal.alarm(0)
-                if isinstance(error, AssertionError):
-                    message = str(error)
-                else:
-                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == __file__]
-                    where = f" (line {frames[-1].lineno})" if frames else ""
-                    message = f"{type(error).__name__}{where}: {error}"
-                failed.append(name)
-                print(f"FAIL  {name} ({time.monotonic() - t0:.1f} s): {message}", flush=True)
-    except Exception as error:  # noqa: BLE001 - the setup failed: every test did
-        print(f"FAIL  setup: {error}", flush=True)
-        failed.extend(name for name, _, _ in selected)
-    finally:
-        signal.alarm(0)
-        gt.stop_everything()
-    if failed:
-        print("failed: " + " ".join(failed))
-    print(f"python gateway telemetry: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
-    return 1 if failed else 0
+    selected = [(name, lambda ctx, fn=fn: fn(), timeout) for name, fn, timeout in tests
+                if not options.k or any(k in name for k in options.k)]
+    return gt.run_tests(selected, "python gateway telemetry", lambda: start(options))
 
 
 if __name__ == "__main__":

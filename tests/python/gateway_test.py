@@ -2236,6 +2236,15 @@ def main():
         parser.error(f"--corpus: not a file: {options.corpus}")
     BIN["corpus"] = os.path.abspath(options.corpus)
 
+    return run_tests(selected, "python gateway client", start_everything)
+
+
+def run_tests(selected, label, setup):
+    """Runs `selected` ((name, fn(ctx), seconds) each) after `setup()`: each within its time
+    limit, a failure reported without stopping the others; every process started is stopped at
+    the end, whatever happens. The last line is `LABEL: N passed, M failed`; the exit status is 1
+    when any test failed (all of them, when the setup did)."""
+
     def on_alarm(signum, frame):
         raise TestTimeout("the test's time limit ran out")
 
@@ -2243,7 +2252,7 @@ def main():
     passed, failed = 0, []
     started = time.monotonic()
     try:
-        start_everything()
+        setup()
         signal.signal(signal.SIGALRM, on_alarm)
         for name, fn, timeout in selected:
             t0 = time.monotonic()
@@ -2259,8 +2268,9 @@ def main():
                 if isinstance(error, AssertionError):
                     message = str(error)
                 else:
-                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == __file__]
-                    where = f" (line {frames[-1].lineno})" if frames else ""
+                    # The test's own line, in whichever suite's file it is.
+                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith("_test.py")]
+                    where = f" (line {frames[-1].lineno} of {os.path.basename(frames[-1].filename)})" if frames else ""
                     message = f"{type(error).__name__}{where}: {error}"
                 if isinstance(error, TestTimeout):
                     message += f" ({timeout} s)"
@@ -2268,12 +2278,16 @@ def main():
                 print(f"FAIL  {name} ({time.monotonic() - t0:.1f} s): {message}", flush=True)
             for note in ctx.notes:
                 print(f"      {note}", flush=True)
+    except Exception as error:  # noqa: BLE001 - the setup failed: every test did
+        print(f"FAIL  setup: {type(error).__name__}: {error}", flush=True)
+        failed.extend(name for name, _, _ in selected if name not in failed)
+        passed = 0
     finally:
         signal.alarm(0)
         stop_everything()
     if failed:
         print("failed: " + " ".join(failed))
-    print(f"python gateway client: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
+    print(f"{label}: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
     return 1 if failed else 0
 
 

@@ -61,6 +61,17 @@ impl Api {
         }
     }
 
+    /// A request of this API to `base`, with `tools` when the client sends them itself.
+    fn request(self, base: &str, mut body: Value, tools: Option<&[Value]>) -> Request {
+        if let Some(tools) = tools {
+            body["tools"] = Value::Array(tools.to_vec());
+        }
+        Request {
+            url: format!("{base}{}", self.path()),
+            body: Bytes::from(body.to_string()),
+        }
+    }
+
     /// The conversation's first request: what the client sends the gateway, and round 1 of the
     /// direct conversation.
     fn first(self, base: &str, gap_ms: u64, tools: Option<&[Value]>) -> Request {
@@ -70,14 +81,7 @@ impl Api {
             Api::Chat => json!({"model": "scripted-1", "stream": true, "messages": [user]}),
             Api::Responses => json!({"model": "scripted-1", "stream": true, "input": [user]}),
         };
-        let mut body = body;
-        if let Some(tools) = tools {
-            body["tools"] = Value::Array(tools.to_vec());
-        }
-        Request {
-            url: format!("{base}{}", self.path()),
-            body: Bytes::from(body.to_string()),
-        }
+        self.request(base, body, tools)
     }
 
     /// Round 2 of the direct conversation: the call and its result after the user's message.
@@ -102,14 +106,7 @@ impl Api {
                 {"type": "function_call_output", "call_id": call_id, "output": result},
             ]}),
         };
-        let mut body = body;
-        if let Some(tools) = tools {
-            body["tools"] = Value::Array(tools.to_vec());
-        }
-        Request {
-            url: format!("{base}{}", self.path()),
-            body: Bytes::from(body.to_string()),
-        }
+        self.request(base, body, tools)
     }
 }
 
