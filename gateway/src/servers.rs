@@ -303,12 +303,23 @@ async fn supervise(server: Weak<Server>, ready: oneshot::Sender<()>) {
         let connected = connect(&strong).await;
         match connected {
             Ok((running, pid)) => {
-                let listed =
-                    tokio::time::timeout(START_TIMEOUT, running.peer().list_all_tools()).await;
+                let listed = tokio::time::timeout(
+                    START_TIMEOUT,
+                    running.peer().list_all_tools_with_cache_hint(),
+                )
+                .await;
                 match listed {
-                    Ok(Ok(tools)) => {
-                        tracing::info!(server = %strong.name, count = tools.len(), pid, "MCP server running");
+                    Ok(Ok(listed)) => {
+                        let tools = listed.items;
+                        tracing::info!(server = %strong.name, count = tools.len(), pid, ttl_ms = listed.ttl_ms, "MCP server running");
                         strong.set_tools(to_json(tools));
+                        if let Some(ttl) = listed.ttl_ms {
+                            tokio::spawn(relist_when_stale(
+                                Arc::downgrade(&strong),
+                                running.peer().clone(),
+                                ttl,
+                            ));
+                        }
                         {
                             let mut state = strong.state();
                             state.phase = Phase::Running;
@@ -394,6 +405,45 @@ fn group_alive(pid: u32) -> bool {
     {
         let _ = pid;
         false
+    }
+}
+
+/// The shortest a server's tool list is kept before it is listed again, whatever its `ttlMs`
+/// says: a server that says 0 ("stale at once") is not listed in a loop.
+const MIN_RELIST: Duration = Duration::from_secs(1);
+
+/// Lists a server's tools again each time the last listing's `ttlMs` (MCP 2026-07-28: how long
+/// the list may be treated as fresh) runs out, for as long as this connection lasts and the
+/// server keeps saying one. Servers that announce `notifications/tools/list_changed` are also
+/// re-listed then (`Client::on_tool_list_changed`); this is for those that only give a lifetime.
+async fn relist_when_stale(server: Weak<Server>, peer: Peer<RoleClient>, mut ttl_ms: u64) {
+    loop {
+        tokio::time::sleep(Duration::from_millis(ttl_ms).max(MIN_RELIST)).await;
+        let Some(strong) = server.upgrade() else {
+            return;
+        };
+        if peer.is_transport_closed() {
+            return;
+        }
+        match tokio::time::timeout(START_TIMEOUT, peer.list_all_tools_with_cache_hint()).await {
+            Ok(Ok(listed)) => {
+                tracing::debug!(server = %strong.name, count = listed.items.len(), "tools listed again: their ttlMs ran out");
+                strong.set_tools(to_json(listed.items));
+                match listed.ttl_ms {
+                    Some(next) => ttl_ms = next,
+                    None => return,
+                }
+            }
+            // The connection's end is the supervisor's to notice; a failed listing keeps the last.
+            Ok(Err(err)) => {
+                tracing::warn!(server = %strong.name, "listing the tools again failed: {err}");
+                return;
+            }
+            Err(_) => {
+                tracing::warn!(server = %strong.name, "listing the tools again timed out");
+                return;
+            }
+        }
     }
 }
 

@@ -284,6 +284,9 @@ def start_everything():
     corpus = [arg for k in range(1, 6) for arg in mcp(f"gh{k}", BIN["corpus_server"], BIN["corpus"])]
     GATEWAYS["many"] = Gateway("many", [*corpus, *example, *everything, "--pin", "example"])
     GATEWAYS["grow"] = Gateway("grow", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow"))
+    # The same, but its listings say they are fresh for 300 ms and it announces nothing.
+    GATEWAYS["stale"] = Gateway("stale", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow",
+                                             "--ttl-ms", "300"))
     web_error = None
     try:
         web.wait_for(r"listening on port", 60, "stderr")
@@ -1187,6 +1190,22 @@ def _(t):
 
 
 STOPPED = "The gateway stopped before this answer was complete"
+
+
+@test("tools_ttl_ms", timeout=60)
+def _(t):
+    """A server whose tools/list says `ttlMs` (MCP 2026-07-28) is listed again once it is stale:
+    its new tool reaches the requests though the server announced nothing."""
+    gw = gateway("stale")  # github's first 3 tools, fresh for 300 ms; a call of one adds NAME_again
+    turns = [{"calls": [{"name": "corpus__actions_get", "arguments": {"owner": "o", "repo": "r"}}]}, {"content": "ok"}]
+    create(CHAT, gw.client(), CHAT.start(t.marker, turns))
+    started = time.monotonic()
+    while "corpus__actions_get_again" not in [CHAT.def_name(d) for d in gw.tools(CHAT.target)["data"]]:
+        check(time.monotonic() - started < 10, "the new tool was not listed within 10 s of its list going stale")
+        time.sleep(0.05)
+    t.note(f"listed again {time.monotonic() - started:.1f} s after the call")
+    # The gateway logs "tools changed" when a server announces tools/list_changed.
+    check("tools changed" not in gw.proc.text(), "the server announced its change after all")
 
 
 @test("sigterm_during_50_streams", timeout=90)

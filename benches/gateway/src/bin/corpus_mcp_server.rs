@@ -5,6 +5,8 @@
 //! gateway benchmark real servers' tools to inject, with no work behind them. With `--grow`, a
 //! call of a tool also adds a copy of it, `NAME_again`, and says so with
 //! `notifications/tools/list_changed` (for the gateway's test of servers whose tools change).
+//! With `--ttl-ms N`, its listings say they are fresh for N ms (MCP 2026-07-28's `ttlMs`), and
+//! `--grow` announces nothing: a client learns of the new tool by listing again when it is stale.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -17,17 +19,19 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-const USAGE: &str = "usage: corpus-mcp-server FILE [--limit N] [--grow]
+const USAGE: &str = "usage: corpus-mcp-server FILE [--limit N] [--grow] [--ttl-ms N]
 
   FILE       a tools/list result: {\"tools\": [...]}
   --limit N  serve only the first N tools
-  --grow     a call of a tool adds NAME_again and announces tools/list_changed";
+  --grow     a call of a tool adds NAME_again and announces tools/list_changed
+  --ttl-ms N listings are fresh for N ms (ttlMs); --grow then announces nothing";
 
 /// The server: the file's tools, listed in one page.
 #[derive(Clone)]
 struct CorpusServer {
     tools: Arc<std::sync::RwLock<Vec<Tool>>>,
     grow: bool,
+    ttl_ms: Option<u64>,
 }
 
 impl CorpusServer {
@@ -55,7 +59,11 @@ impl ServerHandler for CorpusServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools().to_vec()))
+        let listed = ListToolsResult::with_all_items(self.tools().to_vec());
+        Ok(match self.ttl_ms {
+            Some(ttl_ms) => listed.with_ttl_ms(ttl_ms),
+            None => listed,
+        })
     }
 
     async fn call_tool(
@@ -85,7 +93,7 @@ impl ServerHandler for CorpusServer {
                 }
                 new
             };
-            if added {
+            if added && self.ttl_ms.is_none() {
                 let _ = context.peer.notify_tool_list_changed().await;
             }
         }
@@ -115,34 +123,54 @@ fn read_tools(path: &str, limit: Option<usize>) -> Result<Vec<Tool>, String> {
         .collect()
 }
 
-/// `(file, limit, grow)`, or `None` for `--help`.
-fn parse_args(
-    mut args: impl Iterator<Item = String>,
-) -> Result<Option<(String, Option<usize>, bool)>, String> {
+/// What the command line asks for.
+struct Args {
+    file: String,
+    limit: Option<usize>,
+    grow: bool,
+    ttl_ms: Option<u64>,
+}
+
+/// The arguments, or `None` for `--help`.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
     let mut file = None;
     let mut limit = None;
     let mut grow = false;
+    let mut ttl_ms = None;
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "-h" | "--help" => return Ok(None),
             "--grow" => grow = true,
-            "--limit" => {
-                let value = args.next().ok_or("--limit needs a number")?;
-                limit = Some(
-                    value
-                        .parse()
-                        .map_err(|_| format!("--limit {value}: not a number"))?,
-                );
+            "--limit" | "--ttl-ms" => {
+                let value = args.next().ok_or(format!("{arg} needs a number"))?;
+                let number: u64 = value
+                    .parse()
+                    .map_err(|_| format!("{arg} {value}: not a number"))?;
+                if arg == "--limit" {
+                    limit = Some(number as usize);
+                } else {
+                    ttl_ms = Some(number);
+                }
             }
             _ if file.is_none() && !arg.starts_with('-') => file = Some(arg),
             _ => return Err(format!("unexpected argument `{arg}`")),
         }
     }
-    Ok(Some((file.ok_or("no FILE given")?, limit, grow)))
+    Ok(Some(Args {
+        file: file.ok_or("no FILE given")?,
+        limit,
+        grow,
+        ttl_ms,
+    }))
 }
 
 fn main() -> ExitCode {
-    let (file, limit, grow) = match parse_args(std::env::args().skip(1)) {
+    let Args {
+        file,
+        limit,
+        grow,
+        ttl_ms,
+    } = match parse_args(std::env::args().skip(1)) {
         Ok(Some(parsed)) => parsed,
         Ok(None) => {
             println!("{USAGE}");
@@ -173,6 +201,7 @@ fn main() -> ExitCode {
     let server = CorpusServer {
         tools: Arc::new(std::sync::RwLock::new(tools)),
         grow,
+        ttl_ms,
     };
     let served = runtime.block_on(async move {
         let running = server
