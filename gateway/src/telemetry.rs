@@ -464,6 +464,23 @@ mod tests {
             .map(|kv| kv.value.to_string())
     }
 
+    /// Spans recorded in memory through tracing-opentelemetry, for as long as the guard lives
+    /// (on this thread: the tests' runtime runs on their own thread only).
+    fn recording() -> (
+        InMemorySpanExporter,
+        SdkTracerProvider,
+        tracing::subscriber::DefaultGuard,
+    ) {
+        let exporter = InMemorySpanExporter::default();
+        let provider = SdkTracerProvider::builder()
+            .with_simple_exporter(exporter.clone())
+            .build();
+        let subscriber = tracing_subscriber::registry()
+            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+        let guard = tracing::subscriber::set_default(subscriber);
+        (exporter, provider, guard)
+    }
+
     /// The parent id of a `traceparent`.
     fn parent_of(traceparent: &str) -> SpanId {
         assert!(
@@ -475,14 +492,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_continues_the_clients_trace_and_hands_its_own_spans_on() {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let subscriber = tracing_subscriber::registry()
-            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-        // The test's runtime runs on this thread only.
-        let _default = tracing::subscriber::set_default(subscriber);
+        let (exporter, provider, _default) = recording();
 
         let telemetry = Telemetry::new(true);
         let mut headers = HeaderMap::new();
@@ -587,13 +597,7 @@ mod tests {
 
     #[tokio::test]
     async fn content_stays_off_spans_unless_asked_and_a_timeout_is_its_own_outcome() {
-        let exporter = InMemorySpanExporter::default();
-        let provider = SdkTracerProvider::builder()
-            .with_simple_exporter(exporter.clone())
-            .build();
-        let subscriber = tracing_subscriber::registry()
-            .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-        let _default = tracing::subscriber::set_default(subscriber);
+        let (exporter, provider, _default) = recording();
         let telemetry = Telemetry::new(false);
         let call = ToolCall {
             id: "call_2".to_owned(),
