@@ -665,11 +665,16 @@ impl Inner {
             })
             .map(|(i, _)| i)
             .collect();
-        let left_out = injected
-            .routes
-            .iter()
-            .filter(|(name, _)| injection.is_down(name) && injection.chose(name))
-            .count();
+        // Walked only when a server is down: the common request has none.
+        let left_out = if injection.down.is_empty() {
+            0
+        } else {
+            injected
+                .routes
+                .iter()
+                .filter(|(name, _)| injection.is_down(name) && injection.chose(name))
+                .count()
+        };
         let offered = injection
             .offered
             .as_ref()
