@@ -3,6 +3,7 @@
 //! ```text
 //! cargo run --example mcp_server                             # stdio
 //! cargo run --example mcp_server -- --test-tools             # plus `crash` (panics) and `sleep`, for tests
+//! cargo run --example mcp_server -- --mcp-features           # plus tools that ask the user, run as tasks, carry icons
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000    # Streamable HTTP at http://127.0.0.1:8000/mcp
 //! MCP_BEARER_TOKEN=secret cargo run --example mcp_server -- --http 127.0.0.1:0 --stateless
 //! ```
@@ -19,7 +20,7 @@ use clap::Parser;
 use rmcp::ServiceExt;
 use tooldef::mcp::{HttpOptions, HttpOptionsError, McpServer};
 use tooldef::{CancellationToken, ToolSet, tool};
-use tooldef_examples::showcase;
+use tooldef_examples::{mcp_features, showcase};
 
 /// Serve the showcase's tools over MCP: stdio by default, Streamable HTTP with --http.
 #[derive(Debug, Parser)]
@@ -28,6 +29,11 @@ struct Options {
     /// Also serve `crash` (panics) and `sleep` (times out past 1 s), for tests.
     #[arg(long)]
     test_tools: bool,
+    /// Also serve the tools that show MCP 2026-07-28's features: `delete_files` asks the user
+    /// to confirm (elicitation), `build_report` runs as a task, `regional_price` carries icons,
+    /// `_meta` and an argument sent as an HTTP header.
+    #[arg(long)]
+    mcp_features: bool,
     /// Serve MCP's Streamable HTTP transport on ADDR (e.g. 127.0.0.1:8000; port 0 picks a free
     /// one) instead of stdio.
     #[arg(long, value_name = "ADDR")]
@@ -71,9 +77,12 @@ async fn sleep(
     format!("slept {millis} ms")
 }
 
-/// The tools served: the showcase's, and the test tools when asked for.
-fn tools(test_tools: bool) -> ToolSet {
-    let builder = showcase::toolset_builder();
+/// The tools served: the showcase's, and the test tools and the MCP features' when asked for.
+fn tools(test_tools: bool, mcp_features: bool) -> ToolSet {
+    let mut builder = showcase::toolset_builder();
+    if mcp_features {
+        builder = mcp_features::add_to(builder);
+    }
     let builder = if test_tools {
         builder
             .tool(Crash)
@@ -89,7 +98,7 @@ fn tools(test_tools: bool) -> ToolSet {
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = Options::parse();
-    let tools = tools(options.test_tools);
+    let tools = tools(options.test_tools, options.mcp_features);
     let count = tools.len();
     let server = McpServer::new(tools)
         .with_name("tooldef-showcase", env!("CARGO_PKG_VERSION"))

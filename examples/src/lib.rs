@@ -2,4 +2,5 @@
 #![deny(missing_docs)]
 
 pub mod batch;
+pub mod mcp_features;
 pub mod showcase;

@@ -11,6 +11,7 @@ mod ast;
 mod attr;
 mod ctxt;
 mod docs;
+mod elicitable;
 mod expand;
 mod families;
 mod portable;
@@ -126,6 +127,21 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Portable, attributes(portable, serde, schemars))]
 pub fn derive_portable(input: TokenStream) -> TokenStream {
     portable::derive(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// Makes a type something a tool can ask the user for with `Elicit::ask` (MCP elicitation):
+/// `#[derive(Deserialize, JsonSchema, Elicitable)]`.
+///
+/// On a struct of named fields, it checks each field is one an elicitation form can show (a
+/// string, a number, an integer, a boolean, an enum of unit variants, an `Option` of one, or a
+/// `Vec` of such an enum); the error for one that is not points at that field. On an enum of
+/// unit variants, it makes the enum such a field. `#[elicitable(crate = "path")]` names a
+/// renamed `tooldef` dependency.
+#[proc_macro_derive(Elicitable, attributes(elicitable, serde, schemars))]
+pub fn derive_elicitable(input: TokenStream) -> TokenStream {
+    elicitable::derive(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -16,7 +16,7 @@ use crate::ctxt::Ctxt;
 pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     let input: DeriveInput = syn::parse2(input)?;
     let cx = Ctxt::default();
-    let krate = crate_path(&cx, &input.attrs);
+    let krate = crate_path(&cx, &input.attrs, "portable");
     // `transparent`, `from` and `try_from` give the type another type's form.
     let other_form = input
         .attrs
@@ -129,7 +129,7 @@ fn collect_fields(cx: &Ctxt, fields: &Fields, out: &mut Vec<Type>) {
 
 /// `#[serde(skip)]`, `#[serde(skip_deserializing)]` and `#[schemars(skip)]` keep a field (or a
 /// variant) out of the arguments, so it need not be portable.
-fn skipped(attrs: &[Attribute]) -> bool {
+pub(crate) fn skipped(attrs: &[Attribute]) -> bool {
     attrs.iter().any(|attr| {
         let is_serde = attr.path().is_ident("serde");
         (is_serde || attr.path().is_ident("schemars"))
@@ -140,7 +140,7 @@ fn skipped(attrs: &[Attribute]) -> bool {
 }
 
 /// `#[schemars(with = "T")]`: the schema (and so the model's view) is `T`'s.
-fn schema_type(cx: &Ctxt, attrs: &[Attribute]) -> Option<Type> {
+pub(crate) fn schema_type(cx: &Ctxt, attrs: &[Attribute]) -> Option<Type> {
     let with = attrs
         .iter()
         .filter(|a| a.path().is_ident("schemars"))
@@ -158,7 +158,7 @@ fn schema_type(cx: &Ctxt, attrs: &[Attribute]) -> Option<Type> {
 /// The top-level `key` / `key = "value"` items of a list attribute. Other crates' grammars are
 /// theirs (`extend("format" = "date")`, `range(min = 1)`): items are split at top-level commas
 /// and only a leading identifier is read, so nothing they accept is refused here.
-fn keys(attr: &Attribute) -> Vec<(String, Option<LitStr>)> {
+pub(crate) fn keys(attr: &Attribute) -> Vec<(String, Option<LitStr>)> {
     let Ok(list) = attr.meta.require_list() else {
         return Vec::new();
     };
@@ -190,17 +190,20 @@ fn keys(attr: &Attribute) -> Vec<(String, Option<LitStr>)> {
         .collect()
 }
 
-/// `#[portable(crate = "path")]` for a renamed `tooldef` dependency.
-fn crate_path(cx: &Ctxt, attrs: &[Attribute]) -> TokenStream {
+/// `#[portable(crate = "path")]` (or `#[ATTR(crate = "path")]` for another derive) for a renamed
+/// `tooldef` dependency.
+pub(crate) fn crate_path(cx: &Ctxt, attrs: &[Attribute], attr_name: &str) -> TokenStream {
     let mut path = None;
-    for attr in attrs.iter().filter(|a| a.path().is_ident("portable")) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident(attr_name)) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("crate") {
                 let lit: LitStr = meta.value()?.parse()?;
                 path = Some(lit.parse::<syn::Path>()?);
                 Ok(())
             } else {
-                Err(meta.error("unknown key in #[portable(…)]; the only key is `crate`"))
+                Err(meta.error(format!(
+                    "unknown key in #[{attr_name}(…)]; the only key is `crate`"
+                )))
             }
         });
         if let Err(err) = result {

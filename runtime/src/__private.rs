@@ -159,6 +159,11 @@ pub mod output {
 /// as a "similar" one for the type at fault.
 pub struct CheckPortable<T: PortableArgument + ?Sized>(PhantomData<T>);
 
+/// The check of a field of an `#[derive(Elicitable)]` form: `CheckElicitField<T>` named in the
+/// signature of a function that is never called, spanned at the field's type, so the error is
+/// `ElicitField`'s, at the field.
+pub struct CheckElicitField<T: crate::ElicitField + ?Sized>(PhantomData<T>);
+
 /// A type that can be a tool argument: every [`Portable`](crate::Portable) type.
 pub trait PortableArgument {}
 impl<T: crate::Portable + ?Sized> PortableArgument for T {}

@@ -30,6 +30,7 @@ mod client_log;
 mod context;
 pub mod convert;
 mod describe_value;
+mod elicit;
 mod error;
 mod instance;
 #[cfg(feature = "mcp")]
@@ -53,6 +54,10 @@ pub mod __private;
 pub use arguments::{Arguments, Leniency, Limits};
 pub use client_log::{ClientLog, LogLevel, LogMessage, LogSink};
 pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
+pub use elicit::{
+    Elicit, ElicitAnswer, ElicitChoice, ElicitError, ElicitField, ElicitFuture, ElicitHandler,
+    ElicitRequest, Elicitable,
+};
 pub use error::{ArgumentProblem, BuildError, ListError, SchemaError, ToolError};
 pub use output::{Content, EmbeddedBlob, IntoReturnValue, ReturnValue, ToolOutput};
 pub use portable::{
@@ -65,5 +70,5 @@ pub use target::{Target, UnknownTarget};
 pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
 };
-pub use tooldef_macros::{Portable, tool, tools, toolset};
+pub use tooldef_macros::{Elicitable, Portable, tool, tools, toolset};
 pub use toolset::{Listing, ToolSet, ToolSetBuilder};

@@ -111,6 +111,7 @@ pub struct ToolDefinition {
     icons: Option<Value>,
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
+    runs_as_task: bool,
     /// What making the schemas canonical changed, at the start of every rendering's report.
     canonical_changes: Vec<Change>,
     renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
@@ -133,6 +134,7 @@ impl ToolDefinition {
             icons: None,
             meta: None,
             other_mcp_fields: Map::new(),
+            runs_as_task: false,
             canonical_changes: Vec::new(),
         }
     }
@@ -177,6 +179,12 @@ impl ToolDefinition {
     /// What rendering does with a recursive type for a target without `$ref`.
     pub fn recursion(&self) -> RecursionPolicy {
         self.recursion
+    }
+
+    /// Whether the tool may run as an MCP task (`#[tool(task)]`): an MCP server runs it as one
+    /// for clients that declare the `io.modelcontextprotocol/tasks` extension.
+    pub fn runs_as_task(&self) -> bool {
+        self.runs_as_task
     }
 
     /// MCP `icons`, as given (kept in the MCP rendering only).
@@ -283,6 +291,7 @@ pub struct ToolDefinitionBuilder {
     icons: Option<Value>,
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
+    runs_as_task: bool,
     canonical_changes: Vec<Change>,
 }
 
@@ -370,6 +379,13 @@ impl ToolDefinitionBuilder {
         self
     }
 
+    /// Whether the tool may run as an MCP task (`#[tool(task)]`; the
+    /// `io.modelcontextprotocol/tasks` extension).
+    pub fn runs_as_task(mut self, yes: bool) -> Self {
+        self.runs_as_task = yes;
+        self
+    }
+
     /// The definition. Without an input schema the tool takes no arguments.
     pub fn build(self) -> ToolDefinition {
         let input_schema = self
@@ -387,6 +403,7 @@ impl ToolDefinitionBuilder {
             icons: self.icons,
             meta: self.meta,
             other_mcp_fields: self.other_mcp_fields,
+            runs_as_task: self.runs_as_task,
             canonical_changes: self.canonical_changes,
             renderings: Default::default(),
             output_validator: OnceLock::new(),

@@ -20,24 +20,31 @@
 //! ```
 
 mod admission;
+mod asking;
 mod envelope;
 #[cfg(feature = "http")]
 mod http;
 mod notify;
+mod round_trip;
 mod transport;
 
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpOptionsError};
+pub use round_trip::INPUT_WAIT;
 pub use transport::{LineTransport, WireLimits, stdio};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+use std::time::Duration;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestMetaObject,
-    ServerCapabilities, ServerConfig, Tool as RmcpTool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ContentBlock, CreateTaskResult, ErrorCode, GetTaskParams, GetTaskResult, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestMetaObject,
+    ServerCapabilities, ServerConfig, Tool as RmcpTool, UpdateTaskParams,
 };
+use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 // Logging is deprecated by MCP 2026-07-28 (SEP-2577), and by rmcp with it; still used before.
 #[allow(deprecated)]
 use rmcp::model::SetLevelRequestParams;
@@ -47,7 +54,10 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::targets::{McpOutputRules, TargetTool};
-use crate::{CallContext, Content, Target, ToolError, ToolOutput, ToolSet};
+use crate::{
+    CallContext, CancellationToken, Content, Progress, ProgressUpdate, Target, ToolError,
+    ToolOutput, ToolSet,
+};
 
 /// An MCP server whose tools are a [`ToolSet`]: `tools/list` and `tools/call` per the MCP
 /// specification (2025-11-25, and 2026-07-28's stateless requests through rmcp). Cheap to
@@ -95,7 +105,25 @@ struct Inner {
     next_listener: AtomicU64,
     /// The log level each client session asked for.
     log_levels: Arc<notify::SessionLevels>,
+    /// Calls of MCP 2026-07-28 clients waiting for the answer to a question.
+    round_trips: round_trip::RoundTrips,
+    /// The tasks of `#[tool(task)]` tools (the `io.modelcontextprotocol/tasks` extension).
+    tasks: TaskManager,
+    /// How long a task and its result are kept.
+    task_ttl: Duration,
+    /// `tools/list`'s cache hints (MCP 2026-07-28, SEP-2549): how long a listing may be used
+    /// without asking again, and by whom.
+    list_ttl: Option<Duration>,
+    cache_scope: CacheScope,
 }
+
+/// How long clients may use a `tools/list` answer without asking again, by default: a
+/// [`ToolSet`] does not change unless [`McpServer::replace_tools`] swaps it, which tells the
+/// clients that listen.
+pub const LIST_TTL: Duration = Duration::from_secs(3600);
+
+/// How long a task and its result are kept, by default.
+pub const TASK_TTL: Duration = Duration::from_secs(300);
 
 /// A tool set and its MCP rendering, made once per set.
 struct Listing {
@@ -134,6 +162,11 @@ impl McpServer {
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
                 log_levels: Arc::default(),
+                round_trips: round_trip::RoundTrips::default(),
+                tasks: TaskManager::new(),
+                task_ttl: TASK_TTL,
+                list_ttl: Some(LIST_TTL),
+                cache_scope: CacheScope::Public,
             }),
         }
     }
@@ -159,6 +192,26 @@ impl McpServer {
         self.rebuild(|inner| inner.page_size = page_size.max(1))
     }
 
+    /// The cache hints of `tools/list` (MCP 2026-07-28): clients and intermediaries may use a
+    /// listing for `ttl` without asking again (`None`: no hint, ask each time), and `scope` says
+    /// who may share it (`Public`, the default: every client of this server sees the same
+    /// tools; `Private` for a server whose tools depend on who asks). The default `ttl` is
+    /// [`LIST_TTL`].
+    #[must_use]
+    pub fn with_list_cache(self, ttl: Option<Duration>, scope: CacheScope) -> McpServer {
+        self.rebuild(|inner| {
+            inner.list_ttl = ttl;
+            inner.cache_scope = scope;
+        })
+    }
+
+    /// How long a task of a `#[tool(task)]` tool, and then its result, is kept for the client
+    /// to poll (default [`TASK_TTL`]); a task still running after it fails.
+    #[must_use]
+    pub fn with_task_ttl(self, ttl: Duration) -> McpServer {
+        self.rebuild(|inner| inner.task_ttl = ttl)
+    }
+
     /// Configuration happens before serving, while this is the only handle.
     fn rebuild(self, change: impl FnOnce(&mut Inner)) -> McpServer {
         let mut inner = match Arc::try_unwrap(self.inner) {
@@ -173,6 +226,11 @@ impl McpServer {
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
                 log_levels: Arc::default(),
+                round_trips: round_trip::RoundTrips::default(),
+                tasks: TaskManager::new(),
+                task_ttl: shared.task_ttl,
+                list_ttl: shared.list_ttl,
+                cache_scope: shared.cache_scope,
             },
         };
         change(&mut inner);
@@ -344,6 +402,7 @@ impl ServerHandler for McpServer {
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_tasks()
             .build();
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
@@ -429,9 +488,52 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context)
-            .await
-            .map(CallToolResponse::from)
+        self.call(request, context).await
+    }
+
+    /// The tool rmcp's Streamable HTTP server checks a call's `Mcp-Param-*` headers against
+    /// (the `x-mcp-header` of `#[arg(header = "…")]`).
+    fn get_tool(&self, name: &str) -> Option<RmcpTool> {
+        let listing = self.inner.listing();
+        let rendered = listing.rendered.as_ref().ok()?;
+        rendered
+            .any_value
+            .iter()
+            .find(|tool| tool.name == name)
+            .cloned()
+    }
+
+    /// `tasks/get` (the `io.modelcontextprotocol/tasks` extension): where a task of a
+    /// `#[tool(task)]` tool is, with its question while it waits for one and its result once done.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        Ok(GetTaskResult::new(
+            self.inner.tasks.get_task(&request.task_id)?,
+        ))
+    }
+
+    /// `tasks/update`: the client's answers to a task's questions.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .tasks
+            .update_task(&request.task_id, request.input_responses)
+    }
+
+    /// `tasks/cancel`: the tool's `CancellationToken` is cancelled, and the task ends
+    /// `cancelled` without waiting for it.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner.tasks.cancel_task(&request.task_id)
     }
 }
 
@@ -485,48 +587,160 @@ impl McpServer {
         let end = (offset + self.inner.page_size).min(tools.len());
         let mut result = ListToolsResult::with_all_items(tools[offset..end].to_vec());
         result.next_cursor = (end < tools.len()).then(|| cursor(listing.generation, end));
+        if let Some(ttl) = self.inner.list_ttl {
+            result.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
+            result.cache_scope = Some(self.inner.cache_scope);
+        }
         Ok(result)
     }
 
     /// `tools/call`: the call's context carries the request's id, cancellation, peer and
-    /// `_meta`, a [`Progress`](crate::Progress) that reports to the client when the request has
-    /// a `progressToken`, and a [`ClientLog`](crate::ClientLog) named after the tool. The
-    /// structured content is in the form the request's protocol version takes
-    /// ([`McpOutputRules`]).
+    /// `_meta`, a [`Progress`] that reports to the client when the request has a
+    /// `progressToken`, a [`ClientLog`](crate::ClientLog) named after the tool, and an
+    /// [`Elicit`](crate::Elicit) that asks the client's user in the way its protocol version
+    /// does: `elicitation/create` on a 2025-11-25 session, an `input_required` result and the
+    /// client's retry for 2026-07-28 (see [`INPUT_WAIT`]). A `#[tool(task)]` tool called by a
+    /// client that declares the `io.modelcontextprotocol/tasks` extension runs as a task: the
+    /// answer is the task, which the client polls (`tasks/get`), answers (`tasks/update`) and
+    /// may cancel (`tasks/cancel`). The structured content is in the form the request's
+    /// protocol version takes ([`McpOutputRules`]).
     pub async fn call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let tools = self.inner.listing().tools.clone();
         let rules = output_rules(&context);
         let (progress, log) = notify::for_call(&context, &self.inner.log_levels, &request.name);
-        let RequestMetaObject(meta) = context.meta;
-        let call = CallContext::new()
+        let capabilities = context.client_capabilities();
+        let forms = asking::takes_forms(capabilities.as_ref());
+        let RequestMetaObject(meta) = context.meta.clone();
+        let base = CallContext::new()
             .with_call_id(context.id.to_string())
-            .with_cancellation(context.ct.clone())
             .with_state(context.peer.clone())
             .with_state(McpRequestMeta(meta.0))
             .with_progress(progress)
             .with_client_log(log);
+        let name = request.name.to_string();
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        match tools.call_with(&request.name, arguments, call).await {
-            Ok(output) => {
-                let mut result = call_tool_result(output);
-                if let Some(value) = result.structured_content.take() {
-                    let schema = tools
-                        .definition(&request.name)
-                        .and_then(|definition| definition.render(Target::Mcp).ok())
-                        .and_then(|rendering| match &rendering.tool {
-                            TargetTool::Mcp(tool) => tool.output_schema.as_ref(),
-                            _ => None,
-                        });
-                    result.structured_content = Some(rules.structured_content(schema, value));
-                }
-                Ok(result)
-            }
-            Err(error) => call_tool_error(error),
+        let as_task = tools
+            .definition(&name)
+            .is_some_and(|definition| definition.runs_as_task())
+            && capabilities.is_some_and(|capabilities| capabilities.supports_tasks());
+        if as_task {
+            let task = self.start_task(tools, name, arguments, base, forms, rules);
+            return Ok(CallToolResponse::Task(task));
         }
+        if is_2026_07_28_or_later(&context) {
+            let call = round_trip::Call {
+                tools: tools.clone(),
+                tool: name.clone(),
+                arguments,
+                context: base,
+                forms,
+                request_state: request.request_state,
+                input_responses: request.input_responses,
+            };
+            return match self.inner.round_trips.round(call, context.ct).await {
+                Ok(round_trip::Round::Done(outcome)) => {
+                    finish(&tools, &name, rules, outcome).map(CallToolResponse::from)
+                }
+                Ok(round_trip::Round::Asks(asks)) => Ok(CallToolResponse::InputRequired(asks)),
+                Err(error) => call_tool_error(error).map(CallToolResponse::from),
+            };
+        }
+        let call = base
+            .with_cancellation(context.ct)
+            .with_elicit(asking::over_session(context.peer, forms));
+        let outcome = tools.call_with(&name, arguments, call).await;
+        finish(&tools, &name, rules, outcome).map(CallToolResponse::from)
+    }
+
+    /// Runs a call as a task of the `io.modelcontextprotocol/tasks` extension, through rmcp's
+    /// `TaskManager`: its questions wait in `tasks/get` for `tasks/update`, its progress also
+    /// becomes the task's status message (which a client polling the task sees when
+    /// notifications cannot reach it), and `tasks/cancel` cancels its token.
+    fn start_task(
+        &self,
+        tools: ToolSet,
+        name: String,
+        arguments: Value,
+        base: CallContext,
+        forms: bool,
+        rules: McpOutputRules,
+    ) -> CreateTaskResult {
+        let ttl = u64::try_from(self.inner.task_ttl.as_millis()).unwrap_or(u64::MAX);
+        let options = TaskOptions::new()
+            .with_ttl_ms(ttl)
+            .with_poll_interval_ms(TASK_POLL_MS);
+        let task = self.inner.tasks.spawn(options, move |task| {
+            Box::pin(async move {
+                let stop = CancellationToken::new();
+                let notified = base.state::<Progress>().unwrap_or_default();
+                let status = task.clone();
+                let progress = Progress::new(move |update: ProgressUpdate| {
+                    status.set_status_message(status_message(&update));
+                    let notified = notified.clone();
+                    async move {
+                        notified
+                            .report(update.progress, update.total, update.message.as_deref())
+                            .await;
+                    }
+                });
+                let call = base
+                    .with_cancellation(stop.clone())
+                    .with_progress(progress)
+                    .with_elicit(asking::in_task(task.clone(), forms));
+                tokio::select! {
+                    outcome = tools.call_with(&name, arguments, call) => {
+                        finish(&tools, &name, rules, outcome).map_err(TaskExit::Error)
+                    }
+                    () = task.cancelled() => {
+                        stop.cancel();
+                        Err(TaskExit::Cancelled)
+                    }
+                }
+            })
+        });
+        CreateTaskResult::new(task)
+    }
+}
+
+/// How often a client is asked to poll a task, in milliseconds.
+const TASK_POLL_MS: u64 = 500;
+
+/// A progress update in words, for a task's status message.
+fn status_message(update: &ProgressUpdate) -> String {
+    match (&update.message, update.total) {
+        (Some(message), _) => message.clone(),
+        (None, Some(total)) => format!("{} of {total}", update.progress),
+        (None, None) => update.progress.to_string(),
+    }
+}
+
+/// A call's outcome as MCP answers it, the structured content in the form `rules` take.
+fn finish(
+    tools: &ToolSet,
+    name: &str,
+    rules: McpOutputRules,
+    outcome: Result<ToolOutput, ToolError>,
+) -> Result<CallToolResult, ErrorData> {
+    match outcome {
+        Ok(output) => {
+            let mut result = call_tool_result(output);
+            if let Some(value) = result.structured_content.take() {
+                let schema = tools
+                    .definition(name)
+                    .and_then(|definition| definition.render(Target::Mcp).ok())
+                    .and_then(|rendering| match &rendering.tool {
+                        TargetTool::Mcp(tool) => tool.output_schema.as_ref(),
+                        _ => None,
+                    });
+                result.structured_content = Some(rules.structured_content(schema, value));
+            }
+            Ok(result)
+        }
+        Err(error) => call_tool_error(error),
     }
 }
 

@@ -1,0 +1,523 @@
+//! [`Elicit`]: a tool asks the user for structured input while it runs (MCP elicitation).
+//!
+//! A tool takes an `Elicit` parameter (injected context, not an argument) and asks with a type
+//! that derives [`Elicitable`](macro@crate::Elicitable):
+//!
+//! ```
+//! use tooldef::{Elicit, ElicitError, Elicitable, tool};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
+//! struct Confirm {
+//!     /// Go ahead?
+//!     confirm: bool,
+//! }
+//!
+//! /// Delete the files of a folder.
+//! #[tool(destructive)]
+//! async fn delete_files(
+//!     /// The folder.
+//!     folder: String,
+//!     elicit: Elicit,
+//! ) -> Result<String, ElicitError> {
+//!     let answer: Confirm = elicit.ask(format!("Delete 3 files in {folder}?")).await?;
+//!     Ok(if answer.confirm { "deleted".into() } else { "kept".into() })
+//! }
+//! ```
+//!
+//! Where the question goes is the caller's business: an [`ElicitHandler`] installed in the
+//! call's context with [`CallContext::with_elicit`]. The MCP server (feature `mcp`) installs one
+//! per call: `elicitation/create` to clients of MCP 2025-11-25 and earlier, an `input_required`
+//! result and the client's retry for MCP 2026-07-28, `tasks/get`'s `inputRequests` inside a
+//! task. An application that runs a [`ToolSet`](crate::ToolSet) itself may install its own;
+//! without one, every question is answered [`ElicitError::Unsupported`], which the tool handles
+//! like a refusal.
+//!
+//! MCP elicitation shows a form: a flat object whose fields are strings, numbers, integers,
+//! booleans or enums of strings. `#[derive(Elicitable)]` refuses any other field at compile
+//! time, spanned at the field, so a question the client could not show does not compile.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::context::{CallContext, ContextError, FromCallContext};
+
+/// The future an [`ElicitHandler`] returns (boxed, so that handlers can be trait objects).
+pub type ElicitFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<ElicitAnswer, ElicitError>> + Send + 'a>>;
+
+/// One question for the user: what MCP's `elicitation/create` carries in form mode.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ElicitRequest {
+    /// What to tell the user, e.g. "Delete 3 files?".
+    pub message: String,
+    /// The form: a JSON Schema object whose properties are primitives (MCP's `requestedSchema`).
+    pub schema: Map<String, Value>,
+}
+
+/// What the user did with a question.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitAnswer {
+    /// The user filled the form in: its values by property name.
+    Accept(Map<String, Value>),
+    /// The user said no.
+    Decline,
+    /// The user dismissed the question without choosing.
+    Cancel,
+}
+
+/// Why [`Elicit::ask`] has no answer. The first three are the user's or the client's choice,
+/// which a tool handles (go on without, or stop and say why); the rest are failures.
+///
+/// A tool may return it as its error (`Result<_, ElicitError>`), or `?` it into a
+/// `Result<_, String>`: either way, its text is what the model reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// The user declined to answer.
+    #[error("the user declined to answer")]
+    Declined,
+    /// The user dismissed the question.
+    #[error("the user cancelled the question")]
+    Cancelled,
+    /// Nobody can be asked: the client does not support elicitation, or the tool runs where no
+    /// [`ElicitHandler`] was installed.
+    #[error("the user cannot be asked here: the client does not support elicitation")]
+    Unsupported,
+    /// The answer came too late (the server stopped waiting for the client to send it).
+    #[error("the user did not answer in time")]
+    TimedOut,
+    /// The client's answer does not fit the form.
+    #[error("the user's answer does not fit the form: {0}")]
+    Invalid(String),
+    /// The question could not be asked or answered (the connection failed, say).
+    #[error("asking the user failed: {0}")]
+    Failed(String),
+}
+
+impl From<ElicitError> for String {
+    fn from(error: ElicitError) -> String {
+        error.to_string()
+    }
+}
+
+/// Where a call's questions go. Install one with [`CallContext::with_elicit`].
+///
+/// A closure `Fn(ElicitRequest) -> impl Future<Output = Result<ElicitAnswer, ElicitError>>` is a
+/// handler:
+///
+/// ```
+/// use tooldef::{CallContext, Elicit, ElicitAnswer, ElicitRequest};
+///
+/// // An agent loop that answers every question "yes" (a test double, say).
+/// let context = CallContext::new().with_elicit(Elicit::new(|request: ElicitRequest| async move {
+///     let mut values = serde_json::Map::new();
+///     values.insert("confirm".into(), true.into());
+///     Ok(ElicitAnswer::Accept(values))
+/// }));
+/// # let _ = context;
+/// ```
+pub trait ElicitHandler: Send + Sync + 'static {
+    /// Asks the user, and gives their answer.
+    fn elicit(&self, request: ElicitRequest) -> ElicitFuture<'_>;
+}
+
+impl<F, Fut> ElicitHandler for F
+where
+    F: Fn(ElicitRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ElicitAnswer, ElicitError>> + Send + 'static,
+{
+    fn elicit(&self, request: ElicitRequest) -> ElicitFuture<'_> {
+        Box::pin(self(request))
+    }
+}
+
+/// A tool's way to ask the user, injected into a tool parameter of this type. See the
+/// [module](self) documentation.
+#[derive(Clone, Default)]
+pub struct Elicit {
+    handler: Option<Arc<dyn ElicitHandler>>,
+}
+
+impl Elicit {
+    /// Questions go to `handler`.
+    pub fn new(handler: impl ElicitHandler) -> Elicit {
+        Elicit {
+            handler: Some(Arc::new(handler)),
+        }
+    }
+
+    /// Nobody to ask: every question is answered [`ElicitError::Unsupported`].
+    pub fn unsupported() -> Elicit {
+        Elicit::default()
+    }
+
+    /// Whether there is somebody to ask (a handler was installed).
+    pub fn is_supported(&self) -> bool {
+        self.handler.is_some()
+    }
+
+    /// Asks the user to fill in the form of `T` with `message` above it, and gives the answer.
+    ///
+    /// The answer is checked against `T`'s whole schema (what the form could not say, a
+    /// `pattern` say, included) and then deserialised: a client that sends something else gets
+    /// [`ElicitError::Invalid`], not a half-read `T`.
+    pub async fn ask<T: crate::Elicitable>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<T, ElicitError> {
+        let Some(handler) = &self.handler else {
+            return Err(ElicitError::Unsupported);
+        };
+        let full = full_schema::<T>();
+        let request = ElicitRequest {
+            message: message.into(),
+            schema: form(&full),
+        };
+        match handler.elicit(request).await? {
+            ElicitAnswer::Accept(values) => read_answer(&full, values),
+            ElicitAnswer::Decline => Err(ElicitError::Declined),
+            ElicitAnswer::Cancel => Err(ElicitError::Cancelled),
+        }
+    }
+}
+
+impl fmt::Debug for Elicit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Elicit")
+            .field("supported", &self.is_supported())
+            .finish()
+    }
+}
+
+impl CallContext {
+    /// Where the tools of this call send their questions (see [`Elicit`]).
+    #[must_use]
+    pub fn with_elicit(self, elicit: Elicit) -> CallContext {
+        self.with_state(elicit)
+    }
+}
+
+/// Never fails: without a handler in the context, the tool gets one that answers every question
+/// [`ElicitError::Unsupported`].
+impl FromCallContext for Elicit {
+    fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
+        Ok(context.state::<Elicit>().unwrap_or_default())
+    }
+}
+
+/// `T`'s schema with every subschema inline (a form has no `$defs`).
+fn full_schema<T: schemars::JsonSchema>() -> Value {
+    let mut settings = SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// The keywords MCP's `PrimitiveSchemaDefinition`s take, beside `type`.
+const FORM_KEYWORDS: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "enum",
+    "oneOf",
+    "items",
+    "minItems",
+    "maxItems",
+];
+
+/// The string formats MCP elicitation takes.
+const FORM_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
+
+/// The form MCP's `requestedSchema` takes from `T`'s schema: an object of primitive
+/// properties, each with MCP's keywords only. What it leaves out is still checked when the
+/// answer comes ([`read_answer`]).
+fn form(full: &Value) -> Map<String, Value> {
+    let mut form = Map::new();
+    form.insert("type".into(), "object".into());
+    for key in ["title", "description"] {
+        if let Some(value) = full.get(key) {
+            form.insert(key.into(), value.clone());
+        }
+    }
+    let properties: Map<String, Value> = full
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, schema)| (name.clone(), Value::Object(field(schema))))
+        .collect();
+    form.insert("properties".into(), Value::Object(properties));
+    if let Some(required) = full.get("required") {
+        form.insert("required".into(), required.clone());
+    }
+    form
+}
+
+/// One property of the form: an `Option`'s `null` left out (absent is how a form says none),
+/// a unit enum's variants with their docs as titles.
+fn field(schema: &Value) -> Map<String, Value> {
+    let Some(schema) = schema.as_object() else {
+        return Map::new();
+    };
+    // `Option<Enum>`: `anyOf: [the enum, {"type": "null"}]`.
+    if let Some(Value::Array(branches)) = schema.get("anyOf") {
+        let mut kept = branches
+            .iter()
+            .filter(|branch| branch.get("type") != Some(&Value::from("null")));
+        if let (Some(only), None) = (kept.next(), kept.next()) {
+            let mut inner = field(only);
+            for key in ["title", "description", "default"] {
+                if let Some(value) = schema.get(key) {
+                    inner.insert(key.into(), value.clone());
+                }
+            }
+            return inner;
+        }
+    }
+    let mut out = Map::new();
+    let type_ = match schema.get("type") {
+        Some(Value::Array(types)) => types.iter().find(|t| *t != "null").cloned(),
+        other => other.cloned(),
+    };
+    // A unit enum with docs on its variants: `oneOf: [{"const", "description"}, …]`.
+    let one_of = schema
+        .get("oneOf")
+        .and_then(Value::as_array)
+        .map(|branches| {
+            branches
+                .iter()
+                .map(|branch| {
+                    let mut choice = Map::new();
+                    if let Some(value) = branch.get("const") {
+                        choice.insert("const".into(), value.clone());
+                    }
+                    let title = branch.get("description").or_else(|| branch.get("const"));
+                    if let Some(title) = title {
+                        choice.insert("title".into(), title.clone());
+                    }
+                    Value::Object(choice)
+                })
+                .collect::<Vec<_>>()
+        });
+    out.insert("type".into(), type_.unwrap_or_else(|| "string".into()));
+    for key in FORM_KEYWORDS {
+        match (*key, schema.get(*key)) {
+            ("oneOf", _) => {}
+            ("items", Some(items)) => {
+                out.insert("items".into(), Value::Object(field(items)));
+            }
+            ("enum", Some(Value::Array(values))) => {
+                let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+                out.insert("enum".into(), Value::Array(values));
+            }
+            (key, Some(value)) => {
+                out.insert(key.into(), value.clone());
+            }
+            (_, None) => {}
+        }
+    }
+    if let Some(one_of) = one_of {
+        out.insert("oneOf".into(), Value::Array(one_of));
+    }
+    if let Some(format) = schema.get("format").and_then(Value::as_str)
+        && FORM_FORMATS.contains(&format)
+    {
+        out.insert("format".into(), format.into());
+    }
+    out
+}
+
+/// The user's values checked against `T`'s whole schema, then read as a `T`.
+fn read_answer<T: DeserializeOwned>(
+    full: &Value,
+    values: Map<String, Value>,
+) -> Result<T, ElicitError> {
+    let answer = Value::Object(values);
+    let validator = crate::arguments::validator(full).map_err(ElicitError::Failed)?;
+    let problems: Vec<String> = validator
+        .iter_errors(&answer)
+        .take(5)
+        .map(|error| match error.instance_path().as_str() {
+            "" => error.to_string(),
+            path => format!("{path}: {error}"),
+        })
+        .collect();
+    if !problems.is_empty() {
+        return Err(ElicitError::Invalid(problems.join("; ")));
+    }
+    serde_json::from_value(answer).map_err(|error| ElicitError::Invalid(error.to_string()))
+}
+
+/// A type a tool can ask the user for with [`Elicit::ask`]: a struct of named fields, each an
+/// [`ElicitField`]. Derive it with `#[derive(Elicitable)]` (beside `Deserialize` and
+/// `JsonSchema`), which checks every field at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a form MCP elicitation can show",
+    label = "not `Elicitable`",
+    note = "derive `tooldef::Elicitable` on it: a struct of named fields, each a string, a number, an integer, a boolean or an enum of strings (MCP elicitation shows a flat form)"
+)]
+pub trait Elicitable: DeserializeOwned + schemars::JsonSchema {}
+
+/// A field an elicitation form can show: a string, a number, an integer, a boolean, an enum of
+/// unit variants (which `#[derive(Elicitable)]` makes one), an `Option` of one (a field the user
+/// may leave empty) or a `Vec` of such an enum (several choices).
+#[diagnostic::on_unimplemented(
+    message = "MCP elicitation cannot ask for a `{Self}`",
+    label = "not a string, number, integer, boolean or enum of strings",
+    note = "MCP elicitation shows a flat form: each field a string, a number, an integer, a boolean, an enum of unit variants (`#[derive(Elicitable)]` on the enum), an `Option` of one, or a `Vec` of such an enum; ask for a nested value with a second question, or as a string"
+)]
+pub trait ElicitField {}
+
+/// An enum of unit variants: one choice of a form (`#[derive(Elicitable)]` on the enum), or
+/// several in a `Vec`.
+#[diagnostic::on_unimplemented(
+    message = "a `Vec<{Self}>` is not a field MCP elicitation can show",
+    label = "not an enum of unit variants",
+    note = "a list in an elicitation form is a multiple choice: a `Vec` of an enum of unit variants with `#[derive(Elicitable)]`"
+)]
+pub trait ElicitChoice: ElicitField {}
+
+macro_rules! elicit_fields {
+    ($($ty:ty),*) => { $(impl ElicitField for $ty {})* };
+}
+
+elicit_fields!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64
+);
+impl<T: ElicitField> ElicitField for Option<T> {}
+impl<T: ElicitChoice> ElicitField for Vec<T> {}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    enum Size {
+        /// Small, 30 cl
+        Small,
+        /// Large, 50 cl
+        Large,
+    }
+
+    /// Your order.
+    #[derive(Debug, PartialEq, serde::Deserialize, schemars::JsonSchema)]
+    struct Order {
+        /// How many.
+        #[schemars(range(min = 1, max = 9))]
+        count: u8,
+        size: Option<Size>,
+        /// Your email.
+        #[schemars(email)]
+        email: String,
+        #[schemars(regex(pattern = "^[A-Z]{3}$"))]
+        code: Option<String>,
+    }
+    impl crate::Elicitable for Order {}
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    #[test]
+    fn the_form_is_flat_with_mcps_keywords() {
+        assert_eq!(
+            Value::Object(form(&full_schema::<Order>())),
+            json!({
+                "type": "object",
+                "title": "Order",
+                "description": "Your order.",
+                "properties": {
+                    "count": {"type": "integer", "description": "How many.", "minimum": 1, "maximum": 9},
+                    "size": {"type": "string", "oneOf": [
+                        {"const": "small", "title": "Small, 30 cl"},
+                        {"const": "large", "title": "Large, 50 cl"}
+                    ]},
+                    "email": {"type": "string", "description": "Your email.", "format": "email"},
+                    "code": {"type": "string"}
+                },
+                "required": ["count", "email"]
+            })
+        );
+    }
+
+    #[test]
+    fn an_answer_is_checked_against_the_whole_type() {
+        let ask = |values: Value| {
+            let elicit = Elicit::new(move |_request: ElicitRequest| {
+                let values = values.clone();
+                async move { Ok(ElicitAnswer::Accept(values.as_object().unwrap().clone())) }
+            });
+            block_on(async move { elicit.ask::<Order>("Your order?").await })
+        };
+        assert_eq!(
+            ask(json!({"count": 2, "email": "a@b.c", "size": "large"})),
+            Ok(Order {
+                count: 2,
+                size: Some(Size::Large),
+                email: "a@b.c".into(),
+                code: None
+            })
+        );
+        // The pattern is not in the form, and still holds.
+        let Err(ElicitError::Invalid(why)) =
+            ask(json!({"count": 2, "email": "a@b.c", "code": "x"}))
+        else {
+            panic!("a code off the pattern is refused");
+        };
+        assert!(why.contains("/code"), "{why}");
+        assert!(matches!(
+            ask(json!({"count": 20, "email": "a@b.c"})),
+            Err(ElicitError::Invalid(_))
+        ));
+    }
+
+    #[test]
+    fn declined_cancelled_and_unsupported_are_outcomes() {
+        let with = |answer: ElicitAnswer| {
+            Elicit::new(move |_request: ElicitRequest| {
+                let answer = answer.clone();
+                async move { Ok(answer) }
+            })
+        };
+        block_on(async {
+            assert_eq!(
+                with(ElicitAnswer::Decline).ask::<Order>("?").await,
+                Err(ElicitError::Declined)
+            );
+            assert_eq!(
+                with(ElicitAnswer::Cancel).ask::<Order>("?").await,
+                Err(ElicitError::Cancelled)
+            );
+            assert_eq!(
+                Elicit::unsupported().ask::<Order>("?").await,
+                Err(ElicitError::Unsupported)
+            );
+            let context = CallContext::new();
+            let elicit = Elicit::from_call_context(&context).unwrap();
+            assert_eq!(
+                elicit.ask::<Order>("?").await,
+                Err(ElicitError::Unsupported)
+            );
+        });
+    }
+}

@@ -1,0 +1,125 @@
+//! Where a tool's questions ([`Elicit`]) go when it runs under the MCP server, by how the client
+//! talks: `elicitation/create` on a session (MCP 2025-11-25 and earlier), an `input_required`
+//! result answered by the client's retry (MCP 2026-07-28, in `round_trip`), or `tasks/get`'s
+//! `inputRequests` answered through `tasks/update` (a task). Each question is rmcp's form
+//! request; tooldef writes no message of its own.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use rmcp::model::{
+    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    InputRequest,
+};
+use rmcp::task_manager::{TaskContext, TaskExit};
+use rmcp::{Peer, RoleServer};
+use serde_json::Value;
+
+use crate::{Elicit, ElicitAnswer, ElicitError, ElicitRequest as Question};
+
+/// Whether the client said it shows forms: an `elicitation` capability with `form`, or with
+/// neither mode (which MCP reads as form, for clients from before modes).
+pub(super) fn takes_forms(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|capabilities| capabilities.elicitation.as_ref())
+        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+}
+
+/// The question as MCP's form request.
+pub(super) fn form_request(question: Question) -> Result<ElicitRequestParams, ElicitError> {
+    let requested_schema = serde_json::from_value(Value::Object(question.schema))
+        .map_err(|error| ElicitError::Failed(format!("the form is not one MCP takes: {error}")))?;
+    Ok(ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.message,
+        requested_schema,
+    })
+}
+
+/// The client's answer, as rmcp read it.
+fn answer(result: ElicitResult) -> Result<ElicitAnswer, ElicitError> {
+    match result.action {
+        ElicitationAction::Accept => match result.content {
+            Some(Value::Object(values)) => Ok(ElicitAnswer::Accept(values)),
+            Some(other) => Err(ElicitError::Invalid(format!(
+                "the client answered with {other} where the form's values (an object) belong"
+            ))),
+            None => Err(ElicitError::Invalid(
+                "the client accepted without sending the form's values".into(),
+            )),
+        },
+        ElicitationAction::Decline => Ok(ElicitAnswer::Decline),
+        // Cancel, and any action a later version adds, which this server cannot act on.
+        _ => Ok(ElicitAnswer::Cancel),
+    }
+}
+
+/// An answer that came as JSON (`inputResponses`, `tasks/update`).
+pub(super) fn answer_value(value: Value) -> Result<ElicitAnswer, ElicitError> {
+    let result = serde_json::from_value::<ElicitResult>(value).map_err(|error| {
+        ElicitError::Invalid(format!(
+            "the client's answer is not an elicitation result: {error}"
+        ))
+    })?;
+    answer(result)
+}
+
+/// The `inputRequests` entry of a question.
+pub(super) fn input_request(request: ElicitRequestParams) -> InputRequest {
+    InputRequest::Elicitation(ElicitRequest::new(request))
+}
+
+/// Keys for a call's questions, unique within the call: `elicit-1`, `elicit-2`, …
+#[derive(Default)]
+pub(super) struct Keys(AtomicU32);
+
+impl Keys {
+    pub(super) fn next(&self) -> String {
+        format!("elicit-{}", self.0.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+/// MCP 2025-11-25 and earlier: `elicitation/create` to the session's client, which answers it
+/// while the call waits.
+pub(super) fn over_session(peer: Peer<RoleServer>, forms: bool) -> Elicit {
+    if !forms {
+        return Elicit::unsupported();
+    }
+    Elicit::new(move |question: Question| {
+        let peer = peer.clone();
+        async move {
+            let request = form_request(question)?;
+            let result = peer
+                .create_elicitation(request)
+                .await
+                .map_err(|error| ElicitError::Failed(error.to_string()))?;
+            answer(result)
+        }
+    })
+}
+
+/// Inside a task: the question is in `tasks/get`'s `inputRequests` (the task `input_required`)
+/// until the client answers it with `tasks/update`. A task cancelled meanwhile is the
+/// question cancelled.
+pub(super) fn in_task(task: TaskContext, forms: bool) -> Elicit {
+    if !forms {
+        return Elicit::unsupported();
+    }
+    let keys = std::sync::Arc::new(Keys::default());
+    Elicit::new(move |question: Question| {
+        let task = task.clone();
+        let keys = std::sync::Arc::clone(&keys);
+        async move {
+            let request = input_request(form_request(question)?);
+            match task.request_input(keys.next(), request).await {
+                Ok(value) => answer_value(value),
+                Err(TaskExit::Cancelled) => Err(ElicitError::Cancelled),
+                Err(TaskExit::Error(error)) => Err(ElicitError::Failed(error.message.into_owned())),
+            }
+        }
+    })
+}
+
+/// Answers a retried call came with, by key, taken as its questions are asked again.
+pub(super) type Answers = Mutex<BTreeMap<String, Value>>;

@@ -1,0 +1,253 @@
+//! MCP 2026-07-28's results that ask for more input (SEP-2322), for a tool that asks the user
+//! mid-call ([`Elicit`](crate::Elicit)).
+//!
+//! MCP 2026-07-28 has no server-to-client requests: a call whose tool asks a question is
+//! answered with an `input_required` result holding the question and a `requestState`, and the
+//! client sends the call again with the answer (`inputResponses`) and that state. The tool is
+//! not run again: it waits in its own task, parked under the state (a random handle, bound to
+//! the tool's name and arguments), and the retry hands it the answer and waits for what it does
+//! next, the result or another question. So code before `ask` runs once, as with a 2025-11-25
+//! client.
+//!
+//! A retry whose state is unknown here (it expired, or another instance of the server made it)
+//! runs the tool afresh with the answers it carries, each given to the question of its key as it
+//! is asked again, so a stateless deployment behind a load balancer still works, at the cost of
+//! running the code before the first question once more.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{ElicitRequestParams, InputRequests, InputRequiredResult};
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::asking::{self, Answers, Keys};
+use crate::{CallContext, Elicit, ElicitError, ElicitRequest, ToolError, ToolOutput, ToolSet};
+
+/// How long a parked call waits for the client's retry before it is stopped.
+pub const INPUT_WAIT: Duration = Duration::from_secs(600);
+
+/// How many calls may wait at once; beyond, the one parked longest is stopped.
+const MAX_PARKED: usize = 1024;
+
+/// A question the tool asked, on its way to the client.
+struct Asked {
+    key: String,
+    request: ElicitRequestParams,
+    answer: oneshot::Sender<Value>,
+}
+
+/// A tool running in its own task, and the questions it asks.
+struct Running {
+    join: JoinHandle<Result<ToolOutput, ToolError>>,
+    questions: mpsc::UnboundedReceiver<Asked>,
+    /// Stops the tool: when the client cancels a round, or the call is dropped while parked.
+    stop: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        self.join.abort();
+    }
+}
+
+/// A call waiting for the client's retry.
+struct Parked {
+    tool: String,
+    arguments: Value,
+    running: Running,
+    waiting: Asked,
+    since: Instant,
+}
+
+/// What a round of a call came to.
+pub(super) enum Round {
+    /// The tool finished.
+    Done(Result<ToolOutput, ToolError>),
+    /// The tool asked a question: send this, and wait for the retry.
+    Asks(InputRequiredResult),
+}
+
+/// The calls waiting for their client's retry, by `requestState`.
+#[derive(Default)]
+pub(super) struct RoundTrips {
+    parked: Mutex<HashMap<String, Parked>>,
+}
+
+/// One call of a 2026-07-28 client.
+pub(super) struct Call {
+    pub tools: ToolSet,
+    pub tool: String,
+    pub arguments: Value,
+    /// The call's context, less its cancellation and its `Elicit`, which are this module's.
+    pub context: CallContext,
+    /// Whether the client shows forms (its capabilities in this request).
+    pub forms: bool,
+    pub request_state: Option<String>,
+    pub input_responses: Option<rmcp::model::InputResponses>,
+}
+
+impl RoundTrips {
+    /// Runs a round of `call`: a parked call resumed with the client's answer, or the tool
+    /// started; until it finishes, asks a question, or `cancelled` (the client cancelled this
+    /// request) fires, which stops the tool.
+    pub(super) async fn round(
+        &self,
+        mut call: Call,
+        cancelled: CancellationToken,
+    ) -> Result<Round, ToolError> {
+        let mut answers = call.input_responses.take().unwrap_or_default();
+        let resumed = call
+            .request_state
+            .as_deref()
+            .and_then(|state| self.take(state, &call.tool, &call.arguments));
+        let running = match resumed {
+            Some(parked) => {
+                let Parked {
+                    running, waiting, ..
+                } = parked;
+                match answers.remove(&waiting.key) {
+                    Some(answer) => {
+                        // The tool may have been stopped meanwhile; the round then says so.
+                        let _ = waiting.answer.send(answer);
+                        running
+                    }
+                    // A retry without the answer: ask again.
+                    None => {
+                        return Ok(self.park(call.tool, call.arguments, running, waiting));
+                    }
+                }
+            }
+            None => start(&call, answers),
+        };
+        self.drive(call.tool, call.arguments, running, cancelled)
+            .await
+    }
+
+    /// Waits for the tool's next move.
+    async fn drive(
+        &self,
+        tool: String,
+        arguments: Value,
+        mut running: Running,
+        cancelled: CancellationToken,
+    ) -> Result<Round, ToolError> {
+        tokio::select! {
+            finished = &mut running.join => Ok(Round::Done(finished.unwrap_or_else(|error| {
+                Err(ToolError::Failed { tool: tool.clone(), message: format!("the call was stopped: {error}") })
+            }))),
+            Some(asked) = running.questions.recv() => Ok(self.park(tool, arguments, running, asked)),
+            () = cancelled.cancelled() => Err(ToolError::Failed {
+                tool,
+                message: "the client cancelled the call".into(),
+            }),
+        }
+    }
+
+    /// Parks the call under a new state, and gives the result that asks the client.
+    fn park(&self, tool: String, arguments: Value, running: Running, waiting: Asked) -> Round {
+        let state = handle();
+        let mut requests = InputRequests::new();
+        requests.insert(
+            waiting.key.clone(),
+            asking::input_request(waiting.request.clone()),
+        );
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        parked.retain(|_, call| call.since.elapsed() < INPUT_WAIT);
+        if parked.len() >= MAX_PARKED
+            && let Some(oldest) = parked
+                .iter()
+                .min_by_key(|(_, call)| call.since)
+                .map(|(state, _)| state.clone())
+        {
+            parked.remove(&oldest);
+        }
+        parked.insert(
+            state.clone(),
+            Parked {
+                tool,
+                arguments,
+                running,
+                waiting,
+                since: Instant::now(),
+            },
+        );
+        Round::Asks(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+
+    /// The call parked under `state`, if it is this tool with these arguments and still
+    /// waiting.
+    fn take(&self, state: &str, tool: &str, arguments: &Value) -> Option<Parked> {
+        let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
+        let fits = parked.get(state).is_some_and(|call| {
+            call.tool == tool && call.arguments == *arguments && call.since.elapsed() < INPUT_WAIT
+        });
+        if fits { parked.remove(state) } else { None }
+    }
+}
+
+/// Starts the tool in its own task, its questions sent to the round that waits for it (or
+/// answered from `answers`, those a retry of an unknown state came with).
+fn start(call: &Call, answers: rmcp::model::InputResponses) -> Running {
+    let (ask, questions) = mpsc::unbounded_channel();
+    let stop = CancellationToken::new();
+    let elicit = if call.forms {
+        let answers = Arc::new(Answers::new(answers.into_iter().collect()));
+        let keys = Arc::new(Keys::default());
+        Elicit::new(move |question: ElicitRequest| {
+            let ask = ask.clone();
+            let answers = Arc::clone(&answers);
+            let keys = Arc::clone(&keys);
+            async move {
+                let key = keys.next();
+                let request = asking::form_request(question)?;
+                let given = answers
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&key);
+                let answer = match given {
+                    Some(answer) => answer,
+                    None => {
+                        let (answer, answered) = oneshot::channel();
+                        ask.send(Asked {
+                            key,
+                            request,
+                            answer,
+                        })
+                        .map_err(|_| ElicitError::Failed("the call has ended".into()))?;
+                        // Dropped unanswered: the client did not come back in time.
+                        answered.await.map_err(|_| ElicitError::TimedOut)?
+                    }
+                };
+                asking::answer_value(answer)
+            }
+        })
+    } else {
+        Elicit::unsupported()
+    };
+    let context = call
+        .context
+        .clone()
+        .with_cancellation(stop.clone())
+        .with_elicit(elicit);
+    let (tools, tool, arguments) = (
+        call.tools.clone(),
+        call.tool.clone(),
+        call.arguments.clone(),
+    );
+    let join = tokio::spawn(async move { tools.call_with(&tool, arguments, context).await });
+    Running {
+        join,
+        questions,
+        stop,
+    }
+}
+
+/// A `requestState`: 122 random bits (a version 4 UUID), so that no client can guess another's.
+fn handle() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
+}

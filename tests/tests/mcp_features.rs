@@ -1,0 +1,301 @@
+//! What MCP 2026-07-28 lets a tool be, end to end: the `mcp_server` example with
+//! `--mcp-features`, started as a child process and driven by rmcp's client over stdio and over
+//! Streamable HTTP, once negotiating 2025-11-25 (`initialize`) and once 2026-07-28
+//! (`server/discover`, stateless requests).
+//!
+//! - `delete_files` asks the user to confirm (an `Elicit` parameter): on 2025-11-25 through the
+//!   server's `elicitation/create`, on 2026-07-28 through an `input_required` result and the
+//!   client's retry; accepted, declined, cancelled, and with a client that cannot ask.
+//! - `build_report` (`#[tool(task)]`) runs as a task of the `io.modelcontextprotocol/tasks`
+//!   extension: started, polled with its progress as the status, completed; another cancelled.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    FormElicitationCapability, Implementation, InputRequest, ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ErrorData, RoleClient};
+use serde_json::{Value, json};
+use tokio::process::Command;
+use tooldef_tests::served::Served;
+
+#[derive(Debug, Clone, Copy)]
+enum Wire {
+    Stdio,
+    Http,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Version {
+    /// `initialize`, a session, server-to-client requests.
+    V2025_11_25,
+    /// `server/discover`, every request on its own.
+    V2026_07_28,
+}
+
+/// The user, as the client plays them: what they answer, and what they were asked.
+#[derive(Clone)]
+struct User {
+    /// `None`: the client does not declare elicitation.
+    answer: Option<ElicitationAction>,
+    /// The messages the user was shown, with the form.
+    asked: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl User {
+    fn answering(answer: Option<ElicitationAction>) -> User {
+        User {
+            answer,
+            asked: Arc::default(),
+        }
+    }
+
+    fn asked(&self) -> Vec<(String, Value)> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl rmcp::ClientHandler for User {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            panic!("only forms are asked for");
+        };
+        self.asked
+            .lock()
+            .unwrap()
+            .push((message, serde_json::to_value(&requested_schema).unwrap()));
+        let action = self
+            .answer
+            .clone()
+            .expect("asked only when it said it can be");
+        let mut result = ElicitResult::new(action.clone());
+        if action == ElicitationAction::Accept {
+            result.content = Some(json!({"confirm": true}));
+        }
+        Ok(result)
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::builder().enable_tasks().build();
+        if self.answer.is_some() {
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
+        }
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("mcp-features-test", "1.0.0"),
+        )
+    }
+}
+
+/// The example server with `--mcp-features`, and `user`'s client connected to it.
+async fn start(
+    wire: Wire,
+    version: Version,
+    user: User,
+) -> (RunningService<RoleClient, User>, Option<Served>) {
+    let lifecycle = match version {
+        Version::V2025_11_25 => ClientLifecycleMode::Initialize,
+        Version::V2026_07_28 => ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    };
+    let (client, served) = match wire {
+        Wire::Stdio => {
+            let mut command = Command::new(tooldef_tests::mcp_server_example());
+            command.arg("--mcp-features");
+            let transport = TokioChildProcess::new(command).expect("the server starts");
+            let client = user.serve_with_lifecycle(transport, lifecycle).await;
+            (client.expect("the client starts"), None)
+        }
+        Wire::Http => {
+            let served = tokio::task::spawn_blocking(|| Served::example(&["--mcp-features"]))
+                .await
+                .expect("the server starts");
+            let transport = StreamableHttpClientTransport::from_uri(served.url());
+            let client = user.serve_with_lifecycle(transport, lifecycle).await;
+            (client.expect("the client starts"), Some(served))
+        }
+    };
+    let negotiated = client.peer_info().expect("the server said who it is");
+    let expected = match version {
+        Version::V2025_11_25 => ProtocolVersion::V_2025_11_25,
+        Version::V2026_07_28 => ProtocolVersion::V_2026_07_28,
+    };
+    assert_eq!(negotiated.protocol_version, expected);
+    (client, served)
+}
+
+fn call(name: &'static str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        unreachable!("arguments are objects")
+    };
+    CallToolRequestParams::new(name).with_arguments(arguments)
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+const DELETE: fn() -> CallToolRequestParams =
+    || call("delete_files", json!({"folder": "/tmp/old", "count": 3}));
+
+async fn asking(wire: Wire, version: Version) {
+    for (answer, said) in [
+        (
+            Some(ElicitationAction::Accept),
+            "deleted 3 files in /tmp/old",
+        ),
+        (
+            Some(ElicitationAction::Decline),
+            "kept the files in /tmp/old: the user declined",
+        ),
+        (
+            Some(ElicitationAction::Cancel),
+            "kept the files in /tmp/old: the user cancelled",
+        ),
+        (None, "the user cannot be asked here"),
+    ] {
+        let user = User::answering(answer.clone());
+        let (client, _served) = start(wire, version, user.clone()).await;
+        let result = client.call_tool(DELETE()).await.expect("tools/call");
+        assert_eq!(result.is_error, Some(false), "{result:?}");
+        assert!(
+            text(&result).contains(said),
+            "{answer:?}: {}",
+            text(&result)
+        );
+        let asked = user.asked();
+        if answer.is_some() {
+            assert_eq!(asked.len(), 1, "asked once: {asked:?}");
+            let (message, form) = &asked[0];
+            assert_eq!(message, "Delete 3 files in /tmp/old?");
+            assert_eq!(
+                form,
+                &json!({
+                    "type": "object",
+                    "title": "Confirm",
+                    "description": "The question [`delete_files`] asks.",
+                    "properties": {"confirm": {"type": "boolean", "description": "Delete the files?"}},
+                    "required": ["confirm"]
+                })
+            );
+        } else {
+            assert!(asked.is_empty(), "{asked:?}");
+        }
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_the_user_over_stdio_on_2025_11_25() {
+    asking(Wire::Stdio, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_the_user_over_stdio_on_2026_07_28() {
+    asking(Wire::Stdio, Version::V2026_07_28).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_the_user_over_http_on_2025_11_25() {
+    asking(Wire::Http, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_the_user_over_http_on_2026_07_28() {
+    asking(Wire::Http, Version::V2026_07_28).await;
+}
+
+/// On 2026-07-28 the question is a result: `input_required` with the form under a key and a
+/// `requestState`; the retry with the answer finishes the call, and one without it is asked
+/// again. A state from nowhere runs the tool afresh with the answers given.
+async fn the_round_trip(wire: Wire) {
+    let user = User::answering(Some(ElicitationAction::Accept));
+    let (client, _served) = start(wire, Version::V2026_07_28, user).await;
+    let CallToolResponse::InputRequired(asks) = client.call_tool_once(DELETE()).await.unwrap()
+    else {
+        panic!("the first answer asks");
+    };
+    let requests = asks.input_requests.clone().expect("a question");
+    let (key, request) = requests.iter().next().expect("one question");
+    assert_eq!(key, "elicit-1");
+    assert!(
+        matches!(request, InputRequest::Elicitation(_)),
+        "{request:?}"
+    );
+    let state = asks.request_state.clone().expect("a state");
+
+    // Retried without the answer: the same question, under a new state.
+    let retry = DELETE().with_request_state(state.clone());
+    let CallToolResponse::InputRequired(again) = client.call_tool_once(retry).await.unwrap() else {
+        panic!("asked again");
+    };
+    assert_eq!(again.input_requests.as_ref().map(|r| r.len()), Some(1));
+    let state = again.request_state.expect("a new state");
+
+    let accepted = serde_json::to_value({
+        let mut result = ElicitResult::new(ElicitationAction::Accept);
+        result.content = Some(json!({"confirm": false}));
+        result
+    })
+    .unwrap();
+    let answers = [("elicit-1".to_owned(), accepted)].into_iter().collect();
+    let retry = DELETE()
+        .with_request_state(state.clone())
+        .with_input_responses(answers);
+    let CallToolResponse::Complete(done) = client.call_tool_once(retry.clone()).await.unwrap()
+    else {
+        panic!("done");
+    };
+    assert_eq!(text(&done), "kept the files in /tmp/old: the user said no");
+
+    // The same state again: used up, so the tool runs afresh and takes the answer given.
+    let CallToolResponse::Complete(afresh) = client.call_tool_once(retry).await.unwrap() else {
+        panic!("done afresh");
+    };
+    assert_eq!(
+        text(&afresh),
+        "kept the files in /tmp/old: the user said no"
+    );
+
+    // A state for other arguments is not taken: the call asks.
+    let CallToolResponse::InputRequired(_) = client
+        .call_tool_once(
+            call("delete_files", json!({"folder": "/tmp/other", "count": 3}))
+                .with_request_state(state),
+        )
+        .await
+        .unwrap()
+    else {
+        panic!("other arguments ask afresh");
+    };
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_2026_07_28_round_trip_over_stdio() {
+    the_round_trip(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_2026_07_28_round_trip_over_http() {
+    the_round_trip(Wire::Http).await;
+}
