@@ -5,13 +5,16 @@ usage: python mcp_client_test.py [--transport stdio|http] [--timeout SECONDS] MC
 Checks what a Python MCP client sees: every tool listed validates as `mcp.types.Tool`, tools
 with an output schema return structuredContent (the SDK's ClientSession validates it against
 the schema itself) and text that says the same, bad calls get the right answers, and the server
-keeps serving, under 100 concurrent calls too. The suite runs through `ClientSession` (both
+keeps serving, under 100 concurrent calls too; and `delete_files`, which asks the user to confirm
+(MCP elicitation), is answered through the SDK's `elicitation_callback`: accepted, declined and
+cancelled (on 2025-11-25 the server's `elicitation/create` reaches the callback; on 2026-07-28 an
+`input_required` result does, and the SDK sends the call again with the answer). The suite runs through `ClientSession` (both
 majors), which speaks the 2025 protocol (the `initialize` handshake, 2025-11-25), and with the 2.x
 SDK again through the high-level `mcp.Client` in its default `mode="auto"`: it probes
 `server/discover` and, the server answering it, speaks the 2026-07-28 protocol.
 
 `--transport stdio` (the default) has the SDK start the server as a subprocess; `--transport
-http` starts `mcp_server --test-tools --http 127.0.0.1:0 --bearer-token TOKEN`, reads the URL it
+http` starts `mcp_server --test-tools --mcp-features --http 127.0.0.1:0 --bearer-token TOKEN`, reads the URL it
 prints on stderr, connects over Streamable HTTP with the token and stops the server at the end,
 whatever happens. Nothing waits forever: every request has a time limit, and so has the run.
 
@@ -122,7 +125,30 @@ VALID_CALLS = {
     "cancel_booking": {"reference": "BK-h1-2"},
 }
 
+# The showcase's 9, the test tools' 2 (--test-tools), the MCP features' (--mcp-features).
+SERVER_ARGS = ["--test-tools", "--mcp-features"]
+TOOL_COUNT = 13
+
 checks = 0
+
+
+class User:
+    """The user behind the SDK's `elicitation_callback`: answers with the next of `answers`
+    (accept, decline or cancel) and keeps what it was asked."""
+
+    def __init__(self):
+        self.answers = []
+        self.asked = []
+
+    async def __call__(self, context, params):
+        self.asked.append((params.message, field(params, "requestedSchema")))
+        action = self.answers.pop(0)
+        if action == "accept":
+            return types.ElicitResult(action="accept", content={"confirm": True})
+        return types.ElicitResult(action=action)
+
+
+USER = User()
 
 
 def check(condition, message):
@@ -152,7 +178,7 @@ async def exercise(session, era):
     handshake_era = era < "2026-07-28"
     listed = await session.list_tools()
     tools = {tool.name: tool for tool in listed.tools}
-    check(len(tools) == 11, f"expected 11 tools, got {sorted(tools)}")
+    check(len(tools) == TOOL_COUNT, f"expected {TOOL_COUNT} tools, got {sorted(tools)}")
     for tool in listed.tools:
         # Round-trip through the SDK's own model: every field must be one it accepts.
         again = types.Tool.model_validate(tool.model_dump(by_alias=True, exclude_none=True))
@@ -198,6 +224,22 @@ async def exercise(session, era):
         check(structured["city"] == f"City {i}", f"call {i} got {structured}")
         check(len(structured["days"]) == i % 14 + 1, f"call {i}: wrong number of days")
 
+    # Elicitation: the tool asks, the SDK's callback answers, the tool goes on with the answer.
+    for answer, said in [
+        ("accept", "deleted 3 files in /tmp/old"),
+        ("decline", "kept the files in /tmp/old: the user declined"),
+        ("cancel", "kept the files in /tmp/old: the user cancelled"),
+    ]:
+        USER.answers, USER.asked = [answer], []
+        result = await session.call_tool("delete_files", {"folder": "/tmp/old", "count": 3})
+        check(not field(result, "isError"), f"delete_files ({answer}): {text_of(result)}")
+        check(text_of(result) == said, f"delete_files ({answer}): {text_of(result)!r}")
+        check(len(USER.asked) == 1, f"asked {len(USER.asked)} times")
+        message, form = USER.asked[0]
+        check(message == "Delete 3 files in /tmp/old?", f"asked {message!r}")
+        check(form["properties"]["confirm"]["type"] == "boolean", f"the form: {form}")
+        check(form.get("required") == ["confirm"], f"the form: {form}")
+
     result = await session.call_tool("get_server_time", {})
     check(not field(result, "isError"), "the server stopped serving")
 
@@ -205,7 +247,9 @@ async def exercise(session, era):
 async def lowlevel(streams):
     """`ClientSession`, which both majors have: the `initialize` handshake, 2025 protocol era."""
     read, write = streams
-    async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT) as session:
+    async with ClientSession(
+        read, write, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER
+    ) as session:
         initialized = await session.initialize()
         negotiated = field(initialized, "protocolVersion")
         check(initialized.capabilities.tools is not None, "the server does not declare tools")
@@ -219,7 +263,7 @@ async def high_level(transport):
     server does not answer it (mcp/client/_probe.py). The same suite, through it."""
     from mcp import Client
 
-    async with Client(transport, read_timeout_seconds=REQUEST_TIMEOUT) as client:
+    async with Client(transport, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER) as client:
         negotiated = client.protocol_version
         check(client.server_capabilities.tools is not None, "the server does not declare tools")
         await exercise(client, negotiated)
@@ -227,11 +271,11 @@ async def high_level(transport):
 
 
 async def start_http_server(binary, token, log):
-    """Starts `binary --test-tools --http 127.0.0.1:0 --bearer-token TOKEN` and returns (process,
+    """Starts `binary --test-tools --mcp-features --http 127.0.0.1:0 --bearer-token TOKEN` and returns (process,
     url), the URL read from the line the server prints on stderr once it listens; stops it if it
     never says."""
     process = subprocess.Popen(
-        [binary, "--test-tools", "--http", "127.0.0.1:0", "--bearer-token", token],
+        [binary, *SERVER_ARGS, "--http", "127.0.0.1:0", "--bearer-token", token],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=log,
@@ -266,7 +310,7 @@ def stop(process):
 async def run(transport, binary, log):
     """Returns the protocol versions negotiated, one per client."""
     if transport == "stdio":
-        params = StdioServerParameters(command=binary, args=["--test-tools"])
+        params = StdioServerParameters(command=binary, args=SERVER_ARGS)
         async with stdio_client(params, errlog=log) as streams:
             versions = [await lowlevel(streams[:2])]
         if MAJOR >= 2:
