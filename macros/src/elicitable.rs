@@ -8,11 +8,11 @@
 //! choice. Anything else is refused here, with what the form can take.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
+use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
 use crate::ctxt::Ctxt;
+use crate::families::spanned_check;
 use crate::portable::{crate_path, keys, schema_type, skipped};
 
 /// Expands the derive; errors are emitted beside what could be made, so that they come alone.
@@ -52,8 +52,13 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
                         continue;
                     }
                     let ty = schema_type(&cx, &field.attrs).unwrap_or_else(|| field.ty.clone());
-                    checks
-                        .push(quote_spanned!(ty.span()=> #krate::__private::CheckElicitField<#ty>));
+                    let private = quote!(#krate::__private);
+                    checks.push(spanned_check(
+                        &ty,
+                        &private,
+                        quote!(CheckElicitField),
+                        false,
+                    ));
                 }
                 quote! {
                     impl #impl_generics #krate::Elicitable for #ident #ty_generics #where_clause {}

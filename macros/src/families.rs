@@ -52,7 +52,7 @@ pub fn portability_checks(ty: &Type, private: &TokenStream) -> Vec<TokenStream> 
 
 /// `__private::Check<'_, T>`, every token spanned so that rustc's span of the whole path is the
 /// span of `ty` (from its first token to its last).
-fn spanned_check(
+pub(crate) fn spanned_check(
     ty: &Type,
     private: &TokenStream,
     check: TokenStream,

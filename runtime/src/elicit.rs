@@ -213,6 +213,12 @@ impl FromCallContext for Elicit {
     }
 }
 
+/// The form `Elicit::ask::<T>` shows.
+#[cfg(all(test, feature = "mcp"))]
+pub(crate) fn form_of<T: schemars::JsonSchema>() -> Map<String, Value> {
+    form(&full_schema::<T>())
+}
+
 /// `T`'s schema with every subschema inline (a form has no `$defs`).
 fn full_schema<T: schemars::JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft2020_12();
@@ -376,7 +382,7 @@ pub trait Elicitable: DeserializeOwned + schemars::JsonSchema {}
 /// unit variants (which `#[derive(Elicitable)]` makes one), an `Option` of one (a field the user
 /// may leave empty) or a `Vec` of such an enum (several choices).
 #[diagnostic::on_unimplemented(
-    message = "MCP elicitation cannot ask for a `{Self}`",
+    message = "an elicitation form cannot have a field of type `{Self}`",
     label = "not a string, number, integer, boolean or enum of strings",
     note = "MCP elicitation shows a flat form: each field a string, a number, an integer, a boolean, an enum of unit variants (`#[derive(Elicitable)]` on the enum), an `Option` of one, or a `Vec` of such an enum; ask for a nested value with a second question, or as a string"
 )]
@@ -385,7 +391,7 @@ pub trait ElicitField {}
 /// An enum of unit variants: one choice of a form (`#[derive(Elicitable)]` on the enum), or
 /// several in a `Vec`.
 #[diagnostic::on_unimplemented(
-    message = "a `Vec<{Self}>` is not a field MCP elicitation can show",
+    message = "an elicitation form cannot have a field of type `Vec<{Self}>`",
     label = "not an enum of unit variants",
     note = "a list in an elicitation form is a multiple choice: a `Vec` of an enum of unit variants with `#[derive(Elicitable)]`"
 )]

@@ -123,3 +123,69 @@ pub(super) fn in_task(task: TaskContext, forms: bool) -> Elicit {
 
 /// Answers a retried call came with, by key, taken as its questions are asked again.
 pub(super) type Answers = Mutex<BTreeMap<String, Value>>;
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ElicitationSchema;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    enum Topping {
+        Cheese,
+        Olives,
+    }
+
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    enum Size {
+        /// 30 cm
+        Small,
+        /// 40 cm
+        Large,
+    }
+
+    /// Every kind of field a form takes.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Order {
+        name: String,
+        count: u8,
+        tip: Option<f64>,
+        gift: bool,
+        size: Size,
+        toppings: Vec<Topping>,
+        other_size: Option<Size>,
+        #[schemars(email)]
+        email: String,
+    }
+
+    /// What `Elicit` shows is what rmcp sends: each field one of MCP's primitive schemas,
+    /// nothing lost on the way.
+    #[test]
+    fn every_kind_of_field_is_a_form_rmcp_takes() {
+        let form = crate::elicit::form_of::<Order>();
+        let schema: ElicitationSchema =
+            serde_json::from_value(Value::Object(form.clone())).expect("rmcp reads the form");
+        let sent = serde_json::to_value(&schema).unwrap();
+        for (name, property) in form["properties"].as_object().unwrap() {
+            assert_eq!(&sent["properties"][name], property, "{name}");
+        }
+        assert_eq!(
+            sent["properties"]["toppings"],
+            json!({"type": "array", "items": {"type": "string", "enum": ["cheese", "olives"]}})
+        );
+        assert_eq!(
+            sent["properties"]["size"],
+            json!({"type": "string", "oneOf": [
+                {"const": "Small", "title": "30 cm"},
+                {"const": "Large", "title": "40 cm"}
+            ]})
+        );
+        assert_eq!(
+            sent["required"],
+            json!(["name", "count", "gift", "size", "toppings", "email"])
+        );
+    }
+}
