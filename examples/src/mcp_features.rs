@@ -53,7 +53,7 @@ pub struct Report {
 
 /// Build a report of some pages, slowly: each page takes `millis_per_page`. Runs as a task for
 /// clients that take tasks (poll it, or cancel it).
-#[tool(read_only, open_world = false)] // TASK-PENDING
+#[tool(task, read_only, open_world = false)]
 pub async fn build_report(
     /// How many pages.
     #[schemars(range(min = 1, max = 100))]

@@ -5,6 +5,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Expr, LitBool, LitStr, Path};
 
 use crate::ctxt::Ctxt;
+use crate::json::{Json, Key};
 
 /// A value given in an attribute, with the span of its key for error messages.
 #[derive(Clone)]
@@ -26,9 +27,45 @@ pub struct ToolAttrs {
     pub strict: Option<Spanned<bool>>,
     pub crate_path: Option<Path>,
     pub type_name: Option<syn::Ident>,
+    /// `icon = "…"` and `icon(…)`, in the order given (MCP `icons`).
+    pub icons: Vec<Icon>,
+    /// The entries of every `meta(…)`, in the order given (MCP `_meta`).
+    pub meta: Vec<MetaEntry>,
+    /// `task` (alone: true), `task = true|false`: the tool may run as an MCP task.
+    pub task: Option<bool>,
 }
 
-const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, type_name, crate";
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, icon, meta, task, type_name, crate";
+
+/// One `icon = "…"` or `icon(src = "…", mime_type = "…", sizes = "…", theme = "…")`.
+pub struct Icon {
+    pub src: Option<Spanned<String>>,
+    pub mime_type: Option<Spanned<String>>,
+    /// Space-separated, as HTML's `sizes`: `"48x48 96x96"`, `"any"`.
+    pub sizes: Option<Spanned<String>>,
+    pub theme: Option<Spanned<String>>,
+    /// The `icon` key, for an icon without `src`.
+    pub span: Span,
+}
+
+const ICON_KEYS: &str = "src, mime_type, sizes, theme";
+
+/// `key = value` in `meta(…)`.
+pub struct MetaEntry {
+    pub key: Key,
+    pub value: Json,
+}
+
+impl syn::parse::Parse for MetaEntry {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<MetaEntry> {
+        let key: Key = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        Ok(MetaEntry {
+            key,
+            value: input.parse()?,
+        })
+    }
+}
 
 impl ToolAttrs {
     /// Parses the tokens inside `#[tool(…)]`; problems go to `cx`.
@@ -64,9 +101,20 @@ impl ToolAttrs {
                     let lit: LitStr = meta.value()?.parse()?;
                     attrs.crate_path = Some(lit.parse()?);
                 }
+                "icon" => attrs.icons.push(icon(cx, &meta, span)?),
+                "meta" => {
+                    let content;
+                    syn::parenthesized!(content in meta.input);
+                    let entries =
+                        syn::punctuated::Punctuated::<MetaEntry, syn::Token![,]>::parse_terminated(
+                            &content,
+                        )?;
+                    attrs.meta.extend(entries);
+                }
+                "task" => flag(cx, &mut attrs.task, &meta)?,
                 _ => {
                     skip_value(&meta)?;
-                    cx.error_at(span, unknown_key(&key, "tool", TOOL_KEYS));
+                    cx.error_at(span, unknown_key(&key, "#[tool(…)]", TOOL_KEYS));
                 }
             }
             Ok(())
@@ -98,7 +146,7 @@ impl ToolsAttrs {
             } else {
                 skip_value(&meta)?;
                 let span = syn::spanned::Spanned::span(&meta.path);
-                let mut message = unknown_key(&meta.path, "tools", TOOLS_KEYS);
+                let mut message = unknown_key(&meta.path, "#[tools(…)]", TOOLS_KEYS);
                 if TOOL_KEYS.split(", ").any(|key| meta.path.is_ident(key)) {
                     message.push_str("; a tool's own settings go on its method, in #[tool(…)]");
                 }
@@ -122,9 +170,11 @@ pub struct ArgAttrs {
     pub default: Option<Spanned<Option<Expr>>>,
     /// `deprecated` alone is `Some(None)`; `deprecated = "use `x` instead"` is `Some(Some(note))`.
     pub deprecated: Option<Spanned<Option<String>>>,
+    /// `header = "X-Region"`: MCP clients mirror the argument into `Mcp-Param-X-Region`.
+    pub header: Option<Spanned<String>>,
 }
 
-const ARG_KEYS: &str = "rename, description, default, deprecated";
+const ARG_KEYS: &str = "rename, description, default, deprecated, header";
 
 impl ArgAttrs {
     /// Parses every `#[arg(…)]` among a parameter's attributes.
@@ -164,9 +214,10 @@ impl ArgAttrs {
                             Spanned { value: note, span },
                         );
                     }
+                    "header" => set_once(cx, &mut out.header, &meta, string_value(&meta)?),
                     _ => {
                         skip_value(&meta)?;
-                        cx.error_at(span, unknown_key(&meta.path, "arg", ARG_KEYS));
+                        cx.error_at(span, unknown_key(&meta.path, "#[arg(…)]", ARG_KEYS));
                     }
                 }
                 Ok(())
@@ -190,6 +241,8 @@ pub struct SerdeNames {
     pub aliases: Vec<Spanned<String>>,
     /// `skip` or `skip_deserializing`: not read at all.
     pub skipped: bool,
+    /// `flatten`, where it is: the field's properties are the object's own.
+    pub flatten: Option<Span>,
 }
 
 impl SerdeNames {
@@ -218,6 +271,9 @@ impl SerdeNames {
                 } else if meta.path.is_ident("skip") || meta.path.is_ident("skip_deserializing") {
                     out.skipped = true;
                     Ok(())
+                } else if meta.path.is_ident("flatten") {
+                    out.flatten = Some(syn::spanned::Spanned::span(&meta.path));
+                    Ok(())
                 } else {
                     skip_value(&meta)
                 }
@@ -228,7 +284,7 @@ impl SerdeNames {
 }
 
 /// "unknown key `readonly` in #[tool(…)]: did you mean `read_only`? The keys are: …"
-fn unknown_key(key: &Path, attribute: &str, known: &str) -> String {
+fn unknown_key(key: &Path, place: &str, known: &str) -> String {
     let key = quote::quote!(#key).to_string().replace(' ', "");
     let suggestion = known
         .split(", ")
@@ -237,7 +293,7 @@ fn unknown_key(key: &Path, attribute: &str, known: &str) -> String {
         .min_by_key(|&(_, d)| d)
         .map(|(k, _)| format!("did you mean `{k}`? "))
         .unwrap_or_default();
-    format!("unknown key `{key}` in #[{attribute}(…)]: {suggestion}the keys are: {known}")
+    format!("unknown key `{key}` in {place}: {suggestion}the keys are: {known}")
 }
 
 /// Case and separators do not make a different key: `readOnly`, `read-only` → `readonly`.
@@ -246,6 +302,49 @@ fn normalise(key: &str) -> String {
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect()
+}
+
+/// `icon = "https://…"` (its `src` alone) or `icon(src = "…", mime_type = "…", …)`.
+fn icon(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> syn::Result<Icon> {
+    let mut icon = Icon {
+        src: None,
+        mime_type: None,
+        sizes: None,
+        theme: None,
+        span,
+    };
+    if meta.input.peek(syn::Token![=]) {
+        icon.src = Some(string_value(meta)?);
+        return Ok(icon);
+    }
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            span,
+            "`icon` takes the icon's URI, `icon = \"https://example.com/icon.png\"`, or its \
+             parts, `icon(src = \"…\", mime_type = \"image/png\", sizes = \"48x48\", theme = \
+             \"light\")`",
+        ));
+    }
+    meta.parse_nested_meta(|inner| {
+        let ident = inner
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match ident.as_str() {
+            "src" => set_once(cx, &mut icon.src, &inner, string_value(&inner)?),
+            "mime_type" => set_once(cx, &mut icon.mime_type, &inner, string_value(&inner)?),
+            "sizes" => set_once(cx, &mut icon.sizes, &inner, string_value(&inner)?),
+            "theme" => set_once(cx, &mut icon.theme, &inner, string_value(&inner)?),
+            _ => {
+                skip_value(&inner)?;
+                let at = syn::spanned::Spanned::span(&inner.path);
+                cx.error_at(at, unknown_key(&inner.path, "icon(…)", ICON_KEYS));
+            }
+        }
+        Ok(())
+    })?;
+    Ok(icon)
 }
 
 fn string_value(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
@@ -308,13 +407,15 @@ mod tests {
     #[test]
     fn did_you_mean() {
         let path: Path = syn::parse_quote!(readonly);
-        assert!(unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean `read_only`?"));
+        assert!(unknown_key(&path, "#[tool(…)]", TOOL_KEYS).contains("did you mean `read_only`?"));
         let path: Path = syn::parse_quote!(defualt);
-        assert!(unknown_key(&path, "arg", ARG_KEYS).contains("did you mean `default`?"));
+        assert!(unknown_key(&path, "#[arg(…)]", ARG_KEYS).contains("did you mean `default`?"));
         let path: Path = syn::parse_quote!(deprecate);
-        assert!(unknown_key(&path, "arg", ARG_KEYS).contains("did you mean `deprecated`?"));
+        assert!(unknown_key(&path, "#[arg(…)]", ARG_KEYS).contains("did you mean `deprecated`?"));
         let path: Path = syn::parse_quote!(colour);
-        assert!(!unknown_key(&path, "tool", TOOL_KEYS).contains("did you mean"));
+        assert!(!unknown_key(&path, "#[tool(…)]", TOOL_KEYS).contains("did you mean"));
+        let path: Path = syn::parse_quote!(mimeType);
+        assert!(unknown_key(&path, "icon(…)", ICON_KEYS).contains("did you mean `mime_type`?"));
     }
 
     #[test]

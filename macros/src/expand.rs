@@ -512,6 +512,9 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
     let idempotent = option_bool(tool.attrs.idempotent);
     let open_world = option_bool(tool.attrs.open_world);
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
+    let icons = option_str(crate::mcp_attrs::icons_json(&tool.attrs.icons));
+    let meta = option_str(crate::mcp_attrs::meta_json(tool));
+    let task = tool.attrs.task.unwrap_or(false);
 
     let (shown, linked) = rust_name(tool);
     let link = doc_path(&linked);
@@ -571,6 +574,9 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
                         idempotent: #idempotent,
                         open_world: #open_world,
                         strict: #strict,
+                        icons: #icons,
+                        meta: #meta,
+                        task: #task,
                     },
                     #krate::__private::input_schema::<#args_ty>,
                     || {
@@ -640,6 +646,11 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
         let doc_attr = description.map(|d| quote!(#[doc = #d]));
         // JSON Schema's own keyword; targets without it say "Deprecated." in the description.
         let deprecated_attr = deprecated.map(|_| quote!(#[schemars(extend("deprecated" = true))]));
+        // MCP's keyword (SEP-2243); the other targets' renderings drop it and say so.
+        let header_attr = param.arg.header.as_ref().map(|header| {
+            let header = &header.value;
+            quote!(#[schemars(extend("x-mcp-header" = #header))])
+        });
         let rename = param.arg.rename.as_ref().map(|r| {
             let r = &r.value;
             quote!(#[serde(rename = #r)])
@@ -668,6 +679,7 @@ fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStr
             #rename
             #default
             #deprecated_attr
+            #header_attr
             #(#forwarded)*
             pub #ident: #ty
         });
@@ -726,13 +738,14 @@ fn output_conversion(output: &ReturnType, krate: &TokenStream) -> TokenStream {
 /// The checks that need types, as trait bounds whose `#[diagnostic::on_unimplemented]` messages
 /// say what is wrong and how to fix it, each spanned at the type it is about: arguments must be
 /// portable (unless `strict = false`), as types in the signature of a function that is never
-/// called (see `families`), and defaults must serialise. (The return type is checked by the
-/// conversion in `Tool::output`.)
+/// called (see `families`), defaults must serialise, and an argument mirrored into an HTTP
+/// header (`#[arg(header)]`) must be a string, an integer or a boolean. (The return type is
+/// checked by the conversion in `Tool::output`.)
 fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
     let private = quote!(#krate::__private);
     let mut portable = Vec::new();
-    let mut defaults = Vec::new();
+    let mut asserted = Vec::new();
     for param in &tool.params {
         let argument_ty = match &param.kind {
             ParamKind::Field(_) => &param.ty,
@@ -743,8 +756,17 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
             portable.extend(crate::families::portability_checks(argument_ty, &private));
         }
         if param.arg.default.is_some() {
-            defaults.push(quote_spanned! {argument_ty.span()=>
+            asserted.push(quote_spanned! {argument_ty.span()=>
                 #private::assert_default_shown::<#argument_ty>();
+            });
+        }
+        // An `Option` is refused by validation, with its own reason.
+        let header_field = matches!(param.kind, ParamKind::Field(_))
+            && param.arg.header.is_some()
+            && valid::option_inner(argument_ty).is_none();
+        if header_field {
+            asserted.push(quote_spanned! {argument_ty.span()=>
+                #private::assert_header_argument::<#argument_ty>();
             });
         }
     }
@@ -752,7 +774,7 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
         const _: () = {
             #[allow(dead_code, clippy::all)]
             fn __tooldef_checks(#(_: #portable),*) {
-                #(#defaults)*
+                #(#asserted)*
             }
         };
     }
@@ -828,6 +850,13 @@ fn with_deprecation_note(description: Option<&str>, note: &str) -> String {
         None => said,
         Some(d) if ends_sentence(d) => format!("{d} {said}"),
         Some(d) => format!("{d}. {said}"),
+    }
+}
+
+fn option_str(value: Option<String>) -> TokenStream {
+    match value {
+        Some(s) => quote!(::std::option::Option::Some(#s)),
+        None => quote!(::std::option::Option::None),
     }
 }
 

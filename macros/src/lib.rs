@@ -14,6 +14,8 @@ mod docs;
 mod elicitable;
 mod expand;
 mod families;
+mod json;
+mod mcp_attrs;
 mod portable;
 mod toolset;
 mod valid;
@@ -38,6 +40,17 @@ use proc_macro::TokenStream;
 ///   `"deprecated": true`, and a note is added to its description ("Deprecated. Use `limit`
 ///   instead."). Targets without the keyword say "Deprecated." in the description. (`#[deprecated]`
 ///   itself is not allowed on function parameters.)
+/// - `header = "X-Region"`: the property's schema says `"x-mcp-header": "X-Region"`, so that MCP
+///   clients also send the argument in an `Mcp-Param-X-Region` HTTP header (MCP 2026-07-28). The
+///   parameter must be a string, an integer or a `bool`; other targets drop the keyword.
+///
+/// # MCP attributes of the tool
+///
+/// - `icon = "https://…"` or `icon(src = "…", mime_type = "image/png", sizes = "48x48 96x96",
+///   theme = "light")`, repeatable: MCP `icons`.
+/// - `meta(key = VALUE, "com.example/tags" = ["a", "b"])`: MCP `_meta`; values are JSON written
+///   as literals (strings, numbers, `true`, `false`, `null`, `[…]`, `{"key": …}`).
+/// - `task` or `task = BOOL`: the tool may run as an MCP task.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let args = proc_macro2::TokenStream::from(args);

@@ -22,6 +22,7 @@ pub fn check(cx: &Ctxt, tool: &Tool) {
     check_description(cx, tool);
     check_params(cx, tool);
     check_argument_docs(cx, tool);
+    crate::mcp_attrs::check(cx, tool);
 }
 
 /// Runs every check on a `#[tools]` block: its shape, each tool, and what the tools share.
@@ -463,7 +464,7 @@ fn described(param: &Param, name: &str, source: NameSource) -> String {
     }
 }
 
-fn pat_name(param: &Param) -> String {
+pub(crate) fn pat_name(param: &Param) -> String {
     quote::ToTokens::to_token_stream(&param.pat).to_string()
 }
 
@@ -494,7 +495,7 @@ fn check_option_default(cx: &Ctxt, param: &Param) {
 }
 
 /// `Option<T>` (any path ending in `Option` with one type argument) → `T`.
-fn option_inner(ty: &Type) -> Option<&Type> {
+pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     if last.ident != "Option" {
@@ -579,6 +580,7 @@ fn check_context_param(cx: &Ctxt, param: &Param) {
             "description",
         ),
         (param.arg.deprecated.as_ref().map(|d| d.span), "deprecated"),
+        (param.arg.header.as_ref().map(|h| h.span), "header"),
     ] {
         if let Some(span) = span {
             cx.error_at(

@@ -40,6 +40,13 @@ pub struct DefinitionParts {
     pub open_world: Option<bool>,
     /// `#[tool(strict = false)]` turns it off.
     pub strict: bool,
+    /// `#[tool(icon = …)]`s, as the JSON text of MCP's `icons` array (written and checked by
+    /// the macro; a string is the least code per tool).
+    pub icons: Option<&'static str>,
+    /// `#[tool(meta(…))]`, as the JSON text of MCP's `_meta` object.
+    pub meta: Option<&'static str>,
+    /// `#[tool(task)]`.
+    pub task: bool,
 }
 
 /// A tool's definition, made once in `cell`. One function for every tool, not generated per
@@ -56,7 +63,7 @@ pub fn definition(
         if let Some(title) = parts.title {
             builder = builder.title(title);
         }
-        builder
+        builder = builder
             .description(parts.description)
             .input_schema(input_schema())
             .output_schema(output_schema())
@@ -68,8 +75,20 @@ pub fn definition(
                 ..Default::default()
             })
             .strict(parts.strict)
-            .build()
+            .runs_as_task(parts.task);
+        if let Some(icons) = parts.icons {
+            builder = builder.icons(macro_json(icons));
+        }
+        if let Some(serde_json::Value::Object(meta)) = parts.meta.map(macro_json) {
+            builder = builder.meta(meta);
+        }
+        builder.build()
     })
+}
+
+/// JSON text the macro wrote from literals it checked, so it always parses.
+fn macro_json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).expect("#[tool] writes valid JSON")
 }
 
 /// A `#[schemars(transform)]` for generated argument structs: their doc comment is for rustdoc,
@@ -89,6 +108,26 @@ impl<T: serde::Serialize> DefaultShown for T {}
 
 /// Compile-time check that a defaulted parameter's type implements [`DefaultShown`].
 pub const fn assert_default_shown<T: DefaultShown>() {}
+
+/// An argument mirrored into an HTTP header (`#[arg(header = "…")]`) must be a string, an
+/// integer or a boolean: MCP clients (rmcp's HTTP client among them) refuse a whole tool whose
+/// `x-mcp-header` sits on a property of any other `type`.
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` argument cannot be mirrored into an HTTP header",
+    label = "not a string, an integer or a boolean",
+    note = "MCP clients copy an `#[arg(header = \"…\")]` argument into an `Mcp-Param-…` HTTP header only when its schema's `type` is `string`, `integer` or `boolean`, and refuse the whole tool otherwise",
+    note = "take a `String`, an integer type or `bool` for this parameter, or drop `header`"
+)]
+pub trait HeaderArgument {}
+macro_rules! header_arguments {
+    ($($ty:ty),*) => { $(impl HeaderArgument for $ty {})* };
+}
+header_arguments!(
+    String, bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize
+);
+
+/// Compile-time check that an `#[arg(header)]` parameter's type implements [`HeaderArgument`].
+pub const fn assert_header_argument<T: HeaderArgument>() {}
 
 /// Output schemas, chosen by autoref specialisation on the concrete return type:
 /// `Result<T, E>` with `T: JsonSchema` → `T`'s schema; `T: JsonSchema` → `T`'s schema; else none.

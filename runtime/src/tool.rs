@@ -111,7 +111,7 @@ pub struct ToolDefinition {
     icons: Option<Value>,
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
-    runs_as_task: bool,
+    task: bool,
     /// What making the schemas canonical changed, at the start of every rendering's report.
     canonical_changes: Vec<Change>,
     renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
@@ -134,7 +134,7 @@ impl ToolDefinition {
             icons: None,
             meta: None,
             other_mcp_fields: Map::new(),
-            runs_as_task: false,
+            task: false,
             canonical_changes: Vec::new(),
         }
     }
@@ -181,12 +181,6 @@ impl ToolDefinition {
         self.recursion
     }
 
-    /// Whether the tool may run as an MCP task (`#[tool(task)]`): an MCP server runs it as one
-    /// for clients that declare the `io.modelcontextprotocol/tasks` extension.
-    pub fn runs_as_task(&self) -> bool {
-        self.runs_as_task
-    }
-
     /// MCP `icons`, as given (kept in the MCP rendering only).
     pub fn icons(&self) -> Option<&Value> {
         self.icons.as_ref()
@@ -195,6 +189,15 @@ impl ToolDefinition {
     /// MCP `_meta`, as given (kept in the MCP rendering only).
     pub fn meta(&self) -> Option<&Map<String, Value>> {
         self.meta.as_ref()
+    }
+
+    /// Whether the tool may run as an MCP task (the `io.modelcontextprotocol/tasks` extension
+    /// of MCP 2026-07-28): a call the server may answer with a task to poll rather than the
+    /// result, for a tool that takes long. Set by `#[tool(task)]` or
+    /// [`ToolDefinitionBuilder::runs_as_task`]; `false` by default. The definition only carries
+    /// it: running the call as a task is the MCP server's part.
+    pub fn runs_as_task(&self) -> bool {
+        self.task
     }
 
     /// The input schema, given up by a definition that is rendered once and then thrown away
@@ -291,7 +294,7 @@ pub struct ToolDefinitionBuilder {
     icons: Option<Value>,
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
-    runs_as_task: bool,
+    task: bool,
     canonical_changes: Vec<Change>,
 }
 
@@ -379,10 +382,10 @@ impl ToolDefinitionBuilder {
         self
     }
 
-    /// Whether the tool may run as an MCP task (`#[tool(task)]`; the
-    /// `io.modelcontextprotocol/tasks` extension).
+    /// Whether the tool may run as an MCP task (default `false`); see
+    /// [`ToolDefinition::runs_as_task`].
     pub fn runs_as_task(mut self, yes: bool) -> Self {
-        self.runs_as_task = yes;
+        self.task = yes;
         self
     }
 
@@ -403,7 +406,7 @@ impl ToolDefinitionBuilder {
             icons: self.icons,
             meta: self.meta,
             other_mcp_fields: self.other_mcp_fields,
-            runs_as_task: self.runs_as_task,
+            task: self.task,
             canonical_changes: self.canonical_changes,
             renderings: Default::default(),
             output_validator: OnceLock::new(),

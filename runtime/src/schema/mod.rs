@@ -27,6 +27,7 @@ mod formats;
 mod gemini;
 mod inline_refs;
 mod loose_lists;
+mod mcp_header;
 mod objects;
 mod one_of;
 mod plainly_valid;

@@ -20,6 +20,7 @@ use super::exclusive_bounds::IntegerExclusiveBounds;
 use super::formats::{DropIntegerFormats, GeminiNumberFormats};
 use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, StringOnlyEnums};
 use super::inline_refs::{InlineRefs, inline_cutting_recursion};
+use super::mcp_header::{DropMcpHeaders, MCP_HEADER};
 use super::objects::{CloseObjects, RemoveAdditionalProperties};
 use super::one_of::OneOfToAnyOf;
 use super::repair::{RepairShapes, needs_repair};
@@ -267,6 +268,8 @@ struct Present {
     constant: bool,
     format: bool,
     default: bool,
+    /// `x-mcp-header`, which only MCP keeps.
+    mcp_header: bool,
     /// Some node has a shape `RepairShapes` repairs.
     repair: bool,
 }
@@ -298,6 +301,7 @@ impl Present {
                     "const" => self.constant = true,
                     "format" => self.format = true,
                     "default" => self.default = true,
+                    MCP_HEADER => self.mcp_header = true,
                     _ => {}
                 }
             }
@@ -411,10 +415,15 @@ fn full_schema(
 ) -> Result<Run, SchemaError> {
     let mut run = Run::new(canonical, policy);
     let present = run.present;
-    run.inline_refs(target, true)?.apply(FoldRootCombinators {
-        keep: target == Target::Mcp,
-        ..FoldRootCombinators::default()
-    });
+    run.inline_refs(target, true)?
+        .apply(FoldRootCombinators {
+            keep: target == Target::Mcp,
+            ..FoldRootCombinators::default()
+        })
+        .apply_if(
+            present.mcp_header && target != Target::Mcp,
+            DropMcpHeaders::default(),
+        );
     run.apply_if(present.title, MergeTitles::default())
         .apply_if(
             present.one_of || present.any_of,
@@ -470,6 +479,7 @@ fn openai(
     let present = run.present;
     run.inline_refs(target, true)?
         .apply(FoldRootCombinators::default())
+        .apply_if(present.mcp_header, DropMcpHeaders::default())
         .apply_if(present.title, MergeTitles::default())
         .apply_if(
             present.one_of || present.any_of,
@@ -523,6 +533,7 @@ fn gemini_front(
     let present = run.present;
     run.inline_refs(target, allow_recursion)?
         .apply(FoldRootCombinators::default())
+        .apply_if(present.mcp_header, DropMcpHeaders::default())
         .apply_if(present.title, MergeTitles::default())
         .apply_if(
             present.one_of || present.any_of,
