@@ -81,7 +81,29 @@ pub async fn build_report(
     Ok(Report { pages })
 }
 
+/// The price of a product in a region. The region is also sent as an HTTP header
+/// (`Mcp-Param-Region`), so a load balancer can route the call without reading it; the icons
+/// and `_meta` are for the client to show and read.
+#[tool(
+    read_only,
+    icon(src = "https://example.com/icons/price.png", mime_type = "image/png", sizes = "48x48", theme = "light"),
+    icon(src = "https://example.com/icons/price-dark.svg", mime_type = "image/svg+xml", sizes = "any", theme = "dark"),
+    meta("com.example/team" = "pricing", "com.example/cost" = {units: 1})
+)]
+pub fn regional_price(
+    /// The region, e.g. "eu-west".
+    #[arg(header = "Region")]
+    region: String,
+    /// The product's id.
+    product: String,
+) -> String {
+    format!("{product} costs 10 EUR in {region}")
+}
+
 /// `builder` with the tools of this module added.
 pub fn add_to(builder: ToolSetBuilder) -> ToolSetBuilder {
-    builder.tool(DeleteFiles).tool(BuildReport)
+    builder
+        .tool(DeleteFiles)
+        .tool(BuildReport)
+        .tool(RegionalPrice)
 }

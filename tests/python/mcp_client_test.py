@@ -127,7 +127,7 @@ VALID_CALLS = {
 
 # The showcase's 9, the test tools' 2 (--test-tools), the MCP features' (--mcp-features).
 SERVER_ARGS = ["--test-tools", "--mcp-features"]
-TOOL_COUNT = 13
+TOOL_COUNT = 14
 
 checks = 0
 
@@ -239,6 +239,24 @@ async def exercise(session, era):
         check(message == "Delete 3 files in /tmp/old?", f"asked {message!r}")
         check(form["properties"]["confirm"]["type"] == "boolean", f"the form: {form}")
         check(form.get("required") == ["confirm"], f"the form: {form}")
+
+    # A `#[tool(task)]` tool, for a client that does not declare the tasks extension: it runs
+    # as a plain call.
+    result = await session.call_tool("build_report", {"pages": 2, "millis_per_page": 10})
+    check(field(result, "structuredContent") == {"pages": 2}, f"build_report: {text_of(result)}")
+
+    # Icons, _meta and x-mcp-header reach the SDK's models as the tool declares them.
+    price = tools["regional_price"]
+    icons = [icon.model_dump(by_alias=True, exclude_none=True) for icon in price.icons]
+    check(
+        [icon["src"] for icon in icons] == ["https://example.com/icons/price.png", "https://example.com/icons/price-dark.svg"],
+        f"icons: {icons}",
+    )
+    check([icon.get("theme") for icon in icons] == ["light", "dark"], f"icons: {icons}")
+    check(field(price, "meta")["com.example/team"] == "pricing", f"_meta: {field(price, 'meta')}")
+    check(field(price, "inputSchema")["properties"]["region"]["x-mcp-header"] == "Region", "x-mcp-header")
+    result = await session.call_tool("regional_price", {"region": "eu-west", "product": "p1"})
+    check(text_of(result) == "p1 costs 10 EUR in eu-west", text_of(result))
 
     result = await session.call_tool("get_server_time", {})
     check(not field(result, "isError"), "the server stopped serving")

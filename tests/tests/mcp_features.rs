@@ -8,13 +8,18 @@
 //!   client's retry; accepted, declined, cancelled, and with a client that cannot ask.
 //! - `build_report` (`#[tool(task)]`) runs as a task of the `io.modelcontextprotocol/tasks`
 //!   extension: started, polled with its progress as the status, completed; another cancelled.
+//! - `regional_price` shows its icons, `_meta` and `x-mcp-header` in `tools/list`, beside the
+//!   list's cache hints; over HTTP its header argument reaches it, and a header that
+//!   contradicts the body is refused.
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ClientConfig,
-    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
-    FormElicitationCapability, Implementation, InputRequest, ProtocolVersion,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, GetTaskParams, Implementation, InputRequest,
+    ProtocolVersion, TaskPayload, TaskStatus,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RequestContext, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -298,4 +303,200 @@ async fn the_2026_07_28_round_trip_over_stdio() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_2026_07_28_round_trip_over_http() {
     the_round_trip(Wire::Http).await;
+}
+
+/// Polls `task` until it ends (within 20 s); gives its last state and every status message seen.
+async fn poll_to_the_end(
+    client: &RunningService<RoleClient, User>,
+    task: &str,
+) -> (rmcp::model::DetailedTask, Vec<String>) {
+    let mut messages = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = client
+            .get_task(GetTaskParams::new(task.to_owned()))
+            .await
+            .expect("tasks/get");
+        if let Some(message) = &got.task.task.status_message {
+            if messages.last() != Some(message) {
+                messages.push(message.clone());
+            }
+        }
+        if got.task.status().is_terminal() {
+            return (got.task, messages);
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the task did not end: {got:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `build_report` (`#[tool(task)]`) for a client that declares the tasks extension: a task,
+/// polled to its result with its progress as the status message; another cancelled midway.
+async fn tasks(wire: Wire, version: Version) {
+    let (client, _served) = start(wire, version, User::answering(None)).await;
+    let report = call("build_report", json!({"pages": 4, "millis_per_page": 100}));
+    let CallToolResponse::Task(created) = client.call_tool_once(report).await.unwrap() else {
+        panic!("a task");
+    };
+    assert_eq!(created.task.status, TaskStatus::Working);
+    let (done, messages) = poll_to_the_end(&client, &created.task.task_id).await;
+    let TaskPayload::Completed { result } = done.payload else {
+        panic!("completed: {done:?}");
+    };
+    let result: CallToolResult = serde_json::from_value(Value::Object(result)).unwrap();
+    assert_eq!(result.structured_content, Some(json!({"pages": 4})));
+    assert!(
+        messages.iter().any(|m| m.starts_with("page ")),
+        "the progress is the status: {messages:?}"
+    );
+
+    let long = call(
+        "build_report",
+        json!({"pages": 100, "millis_per_page": 200}),
+    );
+    let CallToolResponse::Task(created) = client.call_tool_once(long).await.unwrap() else {
+        panic!("a task");
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client
+        .cancel_task(CancelTaskParams::new(created.task.task_id.clone()))
+        .await
+        .expect("tasks/cancel");
+    let (cancelled, _) = poll_to_the_end(&client, &created.task.task_id).await;
+    assert_eq!(cancelled.status(), TaskStatus::Cancelled, "{cancelled:?}");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_stdio_on_2025_11_25() {
+    tasks(Wire::Stdio, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_stdio_on_2026_07_28() {
+    tasks(Wire::Stdio, Version::V2026_07_28).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_http_on_2025_11_25() {
+    tasks(Wire::Http, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_over_http_on_2026_07_28() {
+    tasks(Wire::Http, Version::V2026_07_28).await;
+}
+
+/// `tools/list` shows `regional_price`'s icons, `_meta` and `x-mcp-header`, with the cache
+/// hints of a tool set that does not change; the header argument reaches the tool.
+async fn listing(wire: Wire, version: Version) {
+    let (client, _served) = start(wire, version, User::answering(None)).await;
+    let page = client.list_tools(None).await.expect("tools/list");
+    assert_eq!(page.ttl_ms, Some(3_600_000));
+    assert_eq!(page.cache_scope, Some(CacheScope::Public));
+    let tool = page
+        .tools
+        .iter()
+        .find(|tool| tool.name == "regional_price")
+        .expect("listed");
+    let tool = serde_json::to_value(tool).unwrap();
+    assert_eq!(
+        tool["icons"],
+        json!([
+            {"src": "https://example.com/icons/price.png", "mimeType": "image/png", "sizes": ["48x48"], "theme": "light"},
+            {"src": "https://example.com/icons/price-dark.svg", "mimeType": "image/svg+xml", "sizes": ["any"], "theme": "dark"}
+        ])
+    );
+    assert_eq!(
+        tool["_meta"],
+        json!({"com.example/team": "pricing", "com.example/cost": {"units": 1}})
+    );
+    assert_eq!(
+        tool["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+    assert_eq!(tool["annotations"]["readOnlyHint"], true);
+
+    // rmcp's client sends the argument as `Mcp-Param-Region` too over HTTP on 2026-07-28,
+    // and the server checks it against the body before the tool runs.
+    let result = client
+        .call_tool(call(
+            "regional_price",
+            json!({"region": "eu-west", "product": "p1"}),
+        ))
+        .await
+        .expect("tools/call");
+    assert_eq!(text(&result), "p1 costs 10 EUR in eu-west");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_over_stdio_on_2025_11_25() {
+    listing(Wire::Stdio, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_over_stdio_on_2026_07_28() {
+    listing(Wire::Stdio, Version::V2026_07_28).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_over_http_on_2025_11_25() {
+    listing(Wire::Http, Version::V2025_11_25).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_over_http_on_2026_07_28() {
+    listing(Wire::Http, Version::V2026_07_28).await;
+}
+
+/// A 2026-07-28 request over HTTP whose `Mcp-Param-Region` says another region than its body
+/// is refused before the tool runs (SEP-2243: middle boxes route on the header); the same
+/// request with the header that agrees is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_header_argument_is_checked_against_the_body_over_http() {
+    let served =
+        tokio::task::spawn_blocking(|| Served::example(&["--mcp-features", "--stateless"]))
+            .await
+            .expect("the server starts");
+    let http = reqwest::Client::new();
+    let send = |region: &'static str| {
+        let body = json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {
+                "name": "regional_price",
+                "arguments": {"region": "eu-west", "product": "p1"},
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }
+            }
+        });
+        http.post(served.url())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "regional_price")
+            .header("mcp-param-region", region)
+            .json(&body)
+            .send()
+    };
+    let agreeing = send("eu-west").await.unwrap();
+    let status = agreeing.status();
+    let said = agreeing.text().await.unwrap();
+    assert!(status.is_success(), "{status}: {said}");
+    assert!(said.contains("p1 costs 10 EUR in eu-west"), "{said}");
+
+    let contradicting = send("us-east").await.unwrap();
+    let status = contradicting.status();
+    let said = contradicting.text().await.unwrap();
+    assert!(!said.contains("costs"), "the tool did not run: {said}");
+    assert!(said.contains("Mcp-Param-Region"), "{status}: {said}");
 }
