@@ -151,10 +151,10 @@ fn find<'c>(conversion: &'c Conversion, name: &str, shown: &str) -> Result<&'c C
 fn closest<'n>(wanted: &str, names: &[[&'n str; 2]]) -> Vec<&'n str> {
     let mut shown: Vec<&str> = Vec::new();
     for matched in tooldef::names::closest(wanted, names.iter().flatten().copied()) {
-        if let Some([name, _]) = names.iter().find(|pair| pair.contains(&matched)) {
-            if !shown.contains(name) {
-                shown.push(name);
-            }
+        if let Some([name, _]) = names.iter().find(|pair| pair.contains(&matched))
+            && !shown.contains(name)
+        {
+            shown.push(name);
         }
     }
     shown

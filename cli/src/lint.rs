@@ -56,11 +56,11 @@ pub fn run(args: &LintArgs) -> Result<ExitCode, Failure> {
                 rejected_by_target[t] += 1;
             }
             let _ = writeln!(report, "  {:<COLUMN$} {line}", target.short_name());
-            if args.verbose {
-                if let Some(converted) = batch.tools.iter().find(|c| c.index == index) {
-                    for change in converted.rendering.report.changes() {
-                        let _ = writeln!(report, "  {:<COLUMN$}   - {change}", "");
-                    }
+            if args.verbose
+                && let Some(converted) = batch.tools.iter().find(|c| c.index == index)
+            {
+                for change in converted.rendering.report.changes() {
+                    let _ = writeln!(report, "  {:<COLUMN$}   - {change}", "");
                 }
             }
         }

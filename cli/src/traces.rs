@@ -29,10 +29,10 @@ pub struct Traces(Option<SdkTracerProvider>);
 impl Traces {
     /// Exports the spans still waiting for their batch, and stops the exporter.
     pub fn flush(self) {
-        if let Some(provider) = self.0 {
-            if let Err(err) = provider.shutdown() {
-                eprintln!("tooldef gateway: the last spans could not be exported: {err}");
-            }
+        if let Some(provider) = self.0
+            && let Err(err) = provider.shutdown()
+        {
+            eprintln!("tooldef gateway: the last spans could not be exported: {err}");
         }
     }
 }

@@ -144,7 +144,7 @@ impl ServerHandler for TravelDesk {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.tools.call(request, context).await.map(Into::into)
+        self.tools.call(request, context).await
     }
 
     /// So that the client hears `notifications/tools/list_changed` when the tools change.

@@ -64,16 +64,15 @@ impl Budget {
             max_tool_calls: config.max_tool_calls,
             calls_run: 0,
         };
-        if openai_field {
-            if let Some(value) = request.get("max_tool_calls").filter(|v| !v.is_null()) {
-                budget.max_tool_calls = Some(bound(
-                    value,
-                    "max_tool_calls",
-                    "max_tool_calls",
-                    1,
-                    config.max_tool_calls,
-                )?);
-            }
+        if openai_field && let Some(value) = request.get("max_tool_calls").filter(|v| !v.is_null())
+        {
+            budget.max_tool_calls = Some(bound(
+                value,
+                "max_tool_calls",
+                "max_tool_calls",
+                1,
+                config.max_tool_calls,
+            )?);
         }
         match request.remove(EXTENSION) {
             None | Some(Value::Null) => {}

@@ -78,14 +78,13 @@ impl Upstream {
             }
             headers.append(name.clone(), value.clone());
         }
-        if !headers.contains_key(header::AUTHORIZATION) {
-            if let Some(value) = self
+        if !headers.contains_key(header::AUTHORIZATION)
+            && let Some(value) = self
                 .key
                 .as_ref()
                 .and_then(|key| HeaderValue::from_str(&format!("Bearer {key}")).ok())
-            {
-                headers.insert(header::AUTHORIZATION, value);
-            }
+        {
+            headers.insert(header::AUTHORIZATION, value);
         }
         headers
     }

@@ -74,11 +74,11 @@ pub fn split_function_docs(text: &str) -> FunctionDocs {
                 }
             }
         }
-        if let Some((level, title)) = heading {
-            if title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters") {
-                section_level = Some(level);
-                continue;
-            }
+        if let Some((level, title)) = heading
+            && (title.eq_ignore_ascii_case("arguments") || title.eq_ignore_ascii_case("parameters"))
+        {
+            section_level = Some(level);
+            continue;
         }
         // Removing a section can leave two blank lines in a row; keep one.
         if !(line.trim().is_empty() && kept.last().is_some_and(|l: &&str| l.trim().is_empty())) {
@@ -116,11 +116,11 @@ fn parse_argument_line(line: &str, arguments: &mut Vec<ArgumentDoc>) {
         .strip_prefix("* ")
         .or_else(|| trimmed.strip_prefix("- "))
         .or_else(|| trimmed.strip_prefix("+ "));
-    if let Some(item) = item {
-        if let Some(entry) = parse_entry(item.trim_start()) {
-            arguments.push(entry);
-            return;
-        }
+    if let Some(item) = item
+        && let Some(entry) = parse_entry(item.trim_start())
+    {
+        arguments.push(entry);
+        return;
     }
     if let Some(last) = arguments.last_mut() {
         if !last.description.is_empty() {

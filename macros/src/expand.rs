@@ -275,17 +275,18 @@ fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
 /// The block's type as the tool type's hidden module names it: through `use super::*`, except
 /// for a path that starts from the block's module itself.
 fn type_from_child(ty: &Type) -> TokenStream {
-    if let Type::Path(path) = ty {
-        if path.qself.is_none() && path.path.leading_colon.is_none() {
-            let first = path.path.segments.first().map(|s| s.ident.to_string());
-            match first.as_deref() {
-                Some("super") => return quote!(super::#path),
-                Some("self") => {
-                    let rest = path.path.segments.iter().skip(1);
-                    return quote!(super::#(#rest)::*);
-                }
-                _ => {}
+    if let Type::Path(path) = ty
+        && path.qself.is_none()
+        && path.path.leading_colon.is_none()
+    {
+        let first = path.path.segments.first().map(|s| s.ident.to_string());
+        match first.as_deref() {
+            Some("super") => return quote!(super::#path),
+            Some("self") => {
+                let rest = path.path.segments.iter().skip(1);
+                return quote!(super::#(#rest)::*);
             }
+            _ => {}
         }
     }
     quote!(#ty)

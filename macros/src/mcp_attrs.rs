@@ -67,17 +67,17 @@ fn check_icon(cx: &Ctxt, icon: &Icon) {
             );
         }
     }
-    if let Some(theme) = &icon.theme {
-        if !matches!(theme.value.as_str(), "light" | "dark") {
-            cx.error_at(
-                theme.span,
-                format!(
-                    "an icon's `theme` is `light` or `dark` (the theme it is made for), not \
+    if let Some(theme) = &icon.theme
+        && !matches!(theme.value.as_str(), "light" | "dark")
+    {
+        cx.error_at(
+            theme.span,
+            format!(
+                "an icon's `theme` is `light` or `dark` (the theme it is made for), not \
                      `{}`; leave `theme` out for an icon that suits both",
-                    theme.value
-                ),
-            );
-        }
+                theme.value
+            ),
+        );
     }
 }
 
@@ -165,22 +165,21 @@ fn meta_key_problem(key: &str) -> Option<String> {
                 )
             });
         }
-        if let Some(second) = labels.get(1) {
-            if second.eq_ignore_ascii_case("modelcontextprotocol")
-                || second.eq_ignore_ascii_case("mcp")
-            {
-                let task = if name.contains("task") {
-                    "; to let the tool run as an MCP task, write #[tool(task)]"
-                } else {
-                    ""
-                };
-                return Some(format!(
-                    "the `_meta` prefix `{prefix}/` is reserved for MCP itself (MCP reserves every \
+        if let Some(second) = labels.get(1)
+            && (second.eq_ignore_ascii_case("modelcontextprotocol")
+                || second.eq_ignore_ascii_case("mcp"))
+        {
+            let task = if name.contains("task") {
+                "; to let the tool run as an MCP task, write #[tool(task)]"
+            } else {
+                ""
+            };
+            return Some(format!(
+                "the `_meta` prefix `{prefix}/` is reserved for MCP itself (MCP reserves every \
                      prefix whose second label is `modelcontextprotocol` or `mcp`), so clients \
                      would read `{key}` as the protocol's: put your own keys under the reverse \
                      DNS name of a domain you own, such as `com.example/{name}`{task}"
-                ));
-            }
+            ));
         }
     }
     let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());

@@ -109,17 +109,17 @@ fn check_impl_shape(cx: &Ctxt, block: &ToolImpl) {
         );
     }
     for impl_item in &item.items {
-        if let ImplItem::Fn(method) = impl_item {
-            if method.sig.ident == crate::expand::TOOLSET_METHOD {
-                cx.error_spanned_by(
-                    &method.sig.ident,
-                    format!(
-                        "#[tools] gives `{self_ty}` a method `{}` (its tools, as a \
+        if let ImplItem::Fn(method) = impl_item
+            && method.sig.ident == crate::expand::TOOLSET_METHOD
+        {
+            cx.error_spanned_by(
+                &method.sig.ident,
+                format!(
+                    "#[tools] gives `{self_ty}` a method `{}` (its tools, as a \
                          `ToolSetBuilder`), and this one would clash with it: rename this method",
-                        crate::expand::TOOLSET_METHOD
-                    ),
-                );
-            }
+                    crate::expand::TOOLSET_METHOD
+                ),
+            );
         }
     }
 }
@@ -185,14 +185,14 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
              use concrete types",
         );
     }
-    if let ReturnType::Type(_, ty) = &sig.output {
-        if let Type::ImplTrait(_) = &**ty {
-            cx.error_spanned_by(
-                ty,
-                "a tool cannot return `impl Trait`: name the type, so that its output schema \
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Type::ImplTrait(_) = &**ty
+    {
+        cx.error_spanned_by(
+            ty,
+            "a tool cannot return `impl Trait`: name the type, so that its output schema \
                  can be derived (for example `-> Forecast` or `-> Result<Forecast, Error>`)",
-            );
-        }
+        );
     }
 }
 

@@ -345,14 +345,14 @@ pub fn convert(
             });
         }
     }
-    if let Some(limit) = target.max_tools() {
-        if conversion.tools.len() > limit {
-            conversion.warnings.push(Warning::TooManyTools {
-                target,
-                count: conversion.tools.len(),
-                limit,
-            });
-        }
+    if let Some(limit) = target.max_tools()
+        && conversion.tools.len() > limit
+    {
+        conversion.warnings.push(Warning::TooManyTools {
+            target,
+            count: conversion.tools.len(),
+            limit,
+        });
     }
     Ok(conversion)
 }

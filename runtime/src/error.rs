@@ -182,7 +182,7 @@ fn format_duration(duration: &std::time::Duration) -> String {
     let millis = duration.as_millis();
     if millis < 1000 {
         format!("{millis} ms")
-    } else if millis % 1000 == 0 {
+    } else if millis.is_multiple_of(1000) {
         format!("{} s", millis / 1000)
     } else {
         format!("{:.1} s", duration.as_secs_f64())

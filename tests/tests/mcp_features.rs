@@ -317,10 +317,10 @@ async fn poll_to_the_end(
             .get_task(GetTaskParams::new(task.to_owned()))
             .await
             .expect("tasks/get");
-        if let Some(message) = &got.task.task.status_message {
-            if messages.last() != Some(message) {
-                messages.push(message.clone());
-            }
+        if let Some(message) = &got.task.task.status_message
+            && messages.last() != Some(message)
+        {
+            messages.push(message.clone());
         }
         if got.task.status().is_terminal() {
             return (got.task, messages);

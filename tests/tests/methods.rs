@@ -659,10 +659,7 @@ impl rmcp::ServerHandler for Legacy {
             let call = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
             return self.tool_router.call(call).await;
         }
-        self.moved
-            .call(request, context)
-            .await
-            .map(rmcp::model::CallToolResponse::from)
+        self.moved.call(request, context).await
     }
 }
 

@@ -116,10 +116,10 @@ pub fn start(
         let mut found = Some(found);
         for line in BufReader::new(stream).lines() {
             let Ok(line) = line else { break };
-            if let Some(at) = line.find(marker) {
-                if let Some(found) = found.take() {
-                    let _ = found.send(line[at + marker.len()..].trim().to_owned());
-                }
+            if let Some(at) = line.find(marker)
+                && let Some(found) = found.take()
+            {
+                let _ = found.send(line[at + marker.len()..].trim().to_owned());
             }
             let mut kept = output.lock().unwrap_or_else(|e| e.into_inner());
             if kept.len() == KEPT_LINES {

@@ -82,14 +82,13 @@ fn coerce_string(value: &mut Value, branches: &[&Value]) {
         } else if let Ok(n) = text.parse::<u64>() {
             *value = n.into();
         }
-    } else if wants.contains(&"number") {
-        if let Some(n) = text
+    } else if wants.contains(&"number")
+        && let Some(n) = text
             .parse::<f64>()
             .ok()
             .and_then(serde_json::Number::from_f64)
-        {
-            *value = Value::Number(n);
-        }
+    {
+        *value = Value::Number(n);
     }
 }
 

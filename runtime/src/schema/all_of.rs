@@ -80,10 +80,10 @@ impl SimplifyAllOf {
                 .as_array()
                 .map(|branches| branches.iter().map(|b| b.get("type")).collect())
                 .unwrap_or_default();
-            if let (false, Some(Some(ty))) = (node.contains_key("type"), types.first()) {
-                if types.iter().all(|t| *t == Some(*ty)) {
-                    node.insert("type".to_owned(), (*ty).clone());
-                }
+            if let (false, Some(Some(ty))) = (node.contains_key("type"), types.first())
+                && types.iter().all(|t| *t == Some(*ty))
+            {
+                node.insert("type".to_owned(), (*ty).clone());
             }
             let sentence = all_of_sentence(&all_of);
             append_sentences(node, std::slice::from_ref(&sentence));

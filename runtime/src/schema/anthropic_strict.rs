@@ -101,31 +101,31 @@ fn check_node(walk: &mut StrictWalk, node: &Map<String, Value>, recursive: &BTre
         walk.problem(&format!("`{keyword}` is not supported in strict mode"));
     }
     shared_rules(walk, node, TYPING);
-    if let Some(format) = node.get("format").and_then(Value::as_str) {
-        if !FORMATS.contains(&format) {
-            walk.problem(&format!(
-                "format `{format}` is not supported in strict mode (it takes {})",
-                FORMATS.join(", ")
-            ));
-        }
+    if let Some(format) = node.get("format").and_then(Value::as_str)
+        && !FORMATS.contains(&format)
+    {
+        walk.problem(&format!(
+            "format `{format}` is not supported in strict mode (it takes {})",
+            FORMATS.join(", ")
+        ));
     }
     if let Some(min) = node.get("minItems").filter(|m| *m != 0 && *m != 1) {
         walk.problem(&format!(
             "`minItems` of {min} is not supported in strict mode (only 0 or 1)"
         ));
     }
-    if let Some(Value::Array(values)) = node.get("enum") {
-        if values.iter().any(|v| v.is_object() || v.is_array()) {
-            walk.problem("an `enum` with objects or arrays among its values cannot be strict");
-        }
+    if let Some(Value::Array(values)) = node.get("enum")
+        && values.iter().any(|v| v.is_object() || v.is_array())
+    {
+        walk.problem("an `enum` with objects or arrays among its values cannot be strict");
     }
-    if let Some(pattern) = node.get("pattern").and_then(Value::as_str) {
-        if !is_plain_pattern(pattern) || has_word_boundary(pattern) {
-            walk.problem(&format!(
-                "the `pattern` `{pattern}` uses lookaround, a backreference or a word boundary, \
+    if let Some(pattern) = node.get("pattern").and_then(Value::as_str)
+        && (!is_plain_pattern(pattern) || has_word_boundary(pattern))
+    {
+        walk.problem(&format!(
+            "the `pattern` `{pattern}` uses lookaround, a backreference or a word boundary, \
                  which strict mode refuses"
-            ));
-        }
+        ));
     }
     let ref_in_all_of = node
         .get("allOf")

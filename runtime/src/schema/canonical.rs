@@ -121,15 +121,14 @@ fn as_written(data: &mut Value, schema: &Value, root: &Value) {
             return;
         }
         let narrow = wide as f32;
-        if f64::from(narrow) == wide {
-            if let Some(short) = narrow
+        if f64::from(narrow) == wide
+            && let Some(short) = narrow
                 .to_string()
                 .parse::<f64>()
                 .ok()
                 .and_then(serde_json::Number::from_f64)
-            {
-                *value = Value::Number(short);
-            }
+        {
+            *value = Value::Number(short);
         }
     });
 }

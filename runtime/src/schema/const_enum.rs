@@ -24,10 +24,10 @@ pub(crate) struct ConstToEnum {
 
 impl Transform for ConstToEnum {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(change) = const_to_enum(node) {
-                self.rec.record(change);
-            }
+        if let Some(node) = schema.as_object_mut()
+            && let Some(change) = const_to_enum(node)
+        {
+            self.rec.record(change);
         }
         transform_subschemas_tracked(self, schema);
     }

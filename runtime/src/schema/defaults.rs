@@ -34,36 +34,36 @@ impl DescribeDefaults {
 
 impl Transform for DescribeDefaults {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(value) = node.get("default").cloned() {
-                let sentence = default_sentence(&value);
-                // A description that already ends with the sentence (a tooldef rendering
-                // converted again) is not told twice.
-                let said = says(node, &sentence);
-                if !said {
-                    append_sentences(node, std::slice::from_ref(&sentence));
-                }
-                let change = match (self.keep_keyword, said) {
-                    (true, true) => None,
-                    (true, false) => Some(ChangeKind::Said {
-                        keyword: "default".to_owned(),
-                        sentence,
-                    }),
-                    (false, false) => Some(ChangeKind::Described {
-                        keywords: vec!["default".to_owned()],
-                        sentence,
-                    }),
-                    (false, true) => Some(ChangeKind::Removed {
-                        keyword: "default".to_owned(),
-                        why: "the description already says it".to_owned(),
-                    }),
-                };
-                if !self.keep_keyword {
-                    take(node, "default");
-                }
-                if let Some(change) = change {
-                    self.rec.record(change);
-                }
+        if let Some(node) = schema.as_object_mut()
+            && let Some(value) = node.get("default").cloned()
+        {
+            let sentence = default_sentence(&value);
+            // A description that already ends with the sentence (a tooldef rendering
+            // converted again) is not told twice.
+            let said = says(node, &sentence);
+            if !said {
+                append_sentences(node, std::slice::from_ref(&sentence));
+            }
+            let change = match (self.keep_keyword, said) {
+                (true, true) => None,
+                (true, false) => Some(ChangeKind::Said {
+                    keyword: "default".to_owned(),
+                    sentence,
+                }),
+                (false, false) => Some(ChangeKind::Described {
+                    keywords: vec!["default".to_owned()],
+                    sentence,
+                }),
+                (false, true) => Some(ChangeKind::Removed {
+                    keyword: "default".to_owned(),
+                    why: "the description already says it".to_owned(),
+                }),
+            };
+            if !self.keep_keyword {
+                take(node, "default");
+            }
+            if let Some(change) = change {
+                self.rec.record(change);
             }
         }
         transform_subschemas_tracked(self, schema);

@@ -26,27 +26,27 @@ recording!(IntegerExclusiveBounds);
 
 impl Transform for IntegerExclusiveBounds {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if is_integer_node(node) {
-                let changes = [
-                    rewrite(
-                        node,
-                        "exclusiveMinimum",
-                        "minimum",
-                        |n| n.floor() + 1.0,
-                        |a, b| a >= b,
-                    ),
-                    rewrite(
-                        node,
-                        "exclusiveMaximum",
-                        "maximum",
-                        |n| n.ceil() - 1.0,
-                        |a, b| a <= b,
-                    ),
-                ];
-                for change in changes.into_iter().flatten() {
-                    self.rec.record(change);
-                }
+        if let Some(node) = schema.as_object_mut()
+            && is_integer_node(node)
+        {
+            let changes = [
+                rewrite(
+                    node,
+                    "exclusiveMinimum",
+                    "minimum",
+                    |n| n.floor() + 1.0,
+                    |a, b| a >= b,
+                ),
+                rewrite(
+                    node,
+                    "exclusiveMaximum",
+                    "maximum",
+                    |n| n.ceil() - 1.0,
+                    |a, b| a <= b,
+                ),
+            ];
+            for change in changes.into_iter().flatten() {
+                self.rec.record(change);
             }
         }
         transform_subschemas_tracked(self, schema);

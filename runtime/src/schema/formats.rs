@@ -23,10 +23,10 @@ pub(crate) struct DropIntegerFormats {
 
 impl Transform for DropIntegerFormats {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(change) = drop_numeric_format(node, &[]) {
-                self.rec.record(change);
-            }
+        if let Some(node) = schema.as_object_mut()
+            && let Some(change) = drop_numeric_format(node, &[])
+        {
+            self.rec.record(change);
         }
         transform_subschemas_tracked(self, schema);
     }
@@ -44,11 +44,10 @@ pub(crate) struct GeminiNumberFormats {
 
 impl Transform for GeminiNumberFormats {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(change) = drop_numeric_format(node, &["int32", "int64", "float", "double"])
-            {
-                self.rec.record(change);
-            }
+        if let Some(node) = schema.as_object_mut()
+            && let Some(change) = drop_numeric_format(node, &["int32", "int64", "float", "double"])
+        {
+            self.rec.record(change);
         }
         transform_subschemas_tracked(self, schema);
     }

@@ -306,12 +306,12 @@ impl Inliner<'_> {
     fn needed_defs(&self) -> Vec<(String, String)> {
         let mut needed = Vec::new();
         for path in &self.kept {
-            if let [keyword, name, ..] = path.as_slice() {
-                if DEF_KEYWORDS.contains(&keyword.as_str()) {
-                    let def = (keyword.clone(), name.clone());
-                    if !needed.contains(&def) {
-                        needed.push(def);
-                    }
+            if let [keyword, name, ..] = path.as_slice()
+                && DEF_KEYWORDS.contains(&keyword.as_str())
+            {
+                let def = (keyword.clone(), name.clone());
+                if !needed.contains(&def) {
+                    needed.push(def);
                 }
             }
         }
@@ -535,41 +535,41 @@ recording!(CutRecursiveRefs);
 
 impl Transform for CutRecursiveRefs {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(Value::String(reference)) = node.get("$ref").cloned() {
-                self.rec.record(ChangeKind::RecursionCut {
-                    reference: reference.clone(),
-                });
-                let said = node
-                    .get("description")
-                    .and_then(Value::as_str)
-                    .map(|d| format!("{} ", d.trim_end()))
-                    .unwrap_or_default();
-                let name = reference.rsplit('/').next().unwrap_or_default();
-                let sentence = if name.is_empty() || reference == "#" {
-                    "Same shape as the whole argument object: give it the same fields (the \
+        if let Some(node) = schema.as_object_mut()
+            && let Some(Value::String(reference)) = node.get("$ref").cloned()
+        {
+            self.rec.record(ChangeKind::RecursionCut {
+                reference: reference.clone(),
+            });
+            let said = node
+                .get("description")
+                .and_then(Value::as_str)
+                .map(|d| format!("{} ", d.trim_end()))
+                .unwrap_or_default();
+            let name = reference.rsplit('/').next().unwrap_or_default();
+            let sentence = if name.is_empty() || reference == "#" {
+                "Same shape as the whole argument object: give it the same fields (the \
                      structure is recursive)."
-                        .to_owned()
-                } else {
-                    format!(
-                        "A `{name}` again: give it the same fields as the `{name}` described \
+                    .to_owned()
+            } else {
+                format!(
+                    "A `{name}` again: give it the same fields as the `{name}` described \
                          above (the structure is recursive, or too large to write out in full)."
-                    )
-                };
-                // The default beside the reference is the author's too: it stays, for
-                // `DescribeDefaults` to say.
-                let default = node.get("default").cloned();
-                node.clear();
-                node.insert("type".to_owned(), Value::from("object"));
-                node.insert(
-                    "description".to_owned(),
-                    Value::from(format!("{said}{sentence}")),
-                );
-                if let Some(default) = default {
-                    node.insert("default".to_owned(), default);
-                }
-                return;
+                )
+            };
+            // The default beside the reference is the author's too: it stays, for
+            // `DescribeDefaults` to say.
+            let default = node.get("default").cloned();
+            node.clear();
+            node.insert("type".to_owned(), Value::from("object"));
+            node.insert(
+                "description".to_owned(),
+                Value::from(format!("{said}{sentence}")),
+            );
+            if let Some(default) = default {
+                node.insert("default".to_owned(), default);
             }
+            return;
         }
         transform_subschemas_tracked(self, schema);
     }

@@ -35,11 +35,10 @@ pub(crate) fn merge_ref_siblings(
     };
     if let (Some(Value::String(own)), Some(Value::String(theirs))) =
         (merged.get("title"), siblings.get("title"))
+        && own != theirs
     {
-        if own != theirs {
-            let own = own.clone();
-            prepend_text(&mut merged, &own);
-        }
+        let own = own.clone();
+        prepend_text(&mut merged, &own);
     }
     for (key, value) in siblings {
         match (key.as_str(), merged.get("description"), &value) {

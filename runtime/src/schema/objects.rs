@@ -40,13 +40,13 @@ pub(crate) struct CloseObjects {
 
 impl Transform for CloseObjects {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if close(node) {
-                self.rec.record(ChangeKind::Added {
-                    keyword: "additionalProperties".to_owned(),
-                    why: "`false`: the listed properties are all there is".to_owned(),
-                });
-            }
+        if let Some(node) = schema.as_object_mut()
+            && close(node)
+        {
+            self.rec.record(ChangeKind::Added {
+                keyword: "additionalProperties".to_owned(),
+                why: "`false`: the listed properties are all there is".to_owned(),
+            });
         }
         transform_subschemas_tracked(self, schema);
     }
@@ -82,28 +82,28 @@ pub(crate) struct RemoveAdditionalProperties {
 
 impl Transform for RemoveAdditionalProperties {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some(values) = take(node, "additionalProperties") {
-                let has_properties = node
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| !p.is_empty());
-                let change = match map_sentence(&values, has_properties) {
-                    Some(sentence) => {
-                        append_sentences(node, std::slice::from_ref(&sentence));
-                        ChangeKind::Described {
-                            keywords: vec!["additionalProperties".to_owned()],
-                            sentence,
-                        }
+        if let Some(node) = schema.as_object_mut()
+            && let Some(values) = take(node, "additionalProperties")
+        {
+            let has_properties = node
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty());
+            let change = match map_sentence(&values, has_properties) {
+                Some(sentence) => {
+                    append_sentences(node, std::slice::from_ref(&sentence));
+                    ChangeKind::Described {
+                        keywords: vec!["additionalProperties".to_owned()],
+                        sentence,
                     }
-                    None => ChangeKind::Removed {
-                        keyword: "additionalProperties".to_owned(),
-                        why: "Gemini has no such field; the listed properties are all there is"
-                            .to_owned(),
-                    },
-                };
-                self.rec.record(change);
-            }
+                }
+                None => ChangeKind::Removed {
+                    keyword: "additionalProperties".to_owned(),
+                    why: "Gemini has no such field; the listed properties are all there is"
+                        .to_owned(),
+                },
+            };
+            self.rec.record(change);
         }
         transform_subschemas_tracked(self, schema);
     }

@@ -21,24 +21,24 @@ pub(crate) struct OneOfToAnyOf {
 
 impl Transform for OneOfToAnyOf {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if node.contains_key("oneOf") {
-                if rename(node, "oneOf", "anyOf") {
-                    self.rec.record(ChangeKind::Rewritten {
-                        from: "`oneOf`".to_owned(),
-                        to: "`anyOf`".to_owned(),
-                    });
-                    let here = self.rec.pointer.clone();
-                    self.rec
-                        .moved(format!("{here}/oneOf"), format!("{here}/anyOf"));
-                } else {
-                    self.rec.record(ChangeKind::Kept {
-                        keyword: "oneOf".to_owned(),
-                        why: "the node has an `anyOf` too, so it cannot become one; OpenAI strict \
+        if let Some(node) = schema.as_object_mut()
+            && node.contains_key("oneOf")
+        {
+            if rename(node, "oneOf", "anyOf") {
+                self.rec.record(ChangeKind::Rewritten {
+                    from: "`oneOf`".to_owned(),
+                    to: "`anyOf`".to_owned(),
+                });
+                let here = self.rec.pointer.clone();
+                self.rec
+                    .moved(format!("{here}/oneOf"), format!("{here}/anyOf"));
+            } else {
+                self.rec.record(ChangeKind::Kept {
+                    keyword: "oneOf".to_owned(),
+                    why: "the node has an `anyOf` too, so it cannot become one; OpenAI strict \
                               mode and Gemini refuse it"
-                            .to_owned(),
-                    });
-                }
+                        .to_owned(),
+                });
             }
         }
         transform_subschemas_tracked(self, schema);

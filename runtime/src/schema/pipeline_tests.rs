@@ -300,11 +300,11 @@ fn gemini_has_only_its_openapi_subset() {
             };
             assert!(ok, "format {f} on {ty} at {at}");
         }
-        if let Some(Value::Object(p)) = node.get("properties") {
-            if p.len() >= 2 {
-                let names: Vec<Value> = p.keys().map(|k| json!(k)).collect();
-                assert_eq!(node["propertyOrdering"], Value::Array(names), "at {at}");
-            }
+        if let Some(Value::Object(p)) = node.get("properties")
+            && p.len() >= 2
+        {
+            let names: Vec<Value> = p.keys().map(|k| json!(k)).collect();
+            assert_eq!(node["propertyOrdering"], Value::Array(names), "at {at}");
         }
     }
     assert_eq!(s["propertyOrdering"], json!(DECLARED));

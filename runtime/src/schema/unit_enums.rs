@@ -25,14 +25,14 @@ pub(crate) struct CollapseUnitEnums {
 
 impl Transform for CollapseUnitEnums {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if let Some((keyword, n, change)) = collapse(node) {
-                self.rec.record(change);
-                let here = self.rec.pointer.clone();
-                for i in 0..n {
-                    self.rec
-                        .moved(format!("{here}/{keyword}/{i}"), here.clone());
-                }
+        if let Some(node) = schema.as_object_mut()
+            && let Some((keyword, n, change)) = collapse(node)
+        {
+            self.rec.record(change);
+            let here = self.rec.pointer.clone();
+            for i in 0..n {
+                self.rec
+                    .moved(format!("{here}/{keyword}/{i}"), here.clone());
             }
         }
         transform_subschemas_tracked(self, schema);

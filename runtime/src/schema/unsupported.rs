@@ -248,16 +248,16 @@ impl DescribeUnsupported {
 
     fn arrays(&mut self, node: &mut Map<String, Value>, out: &mut Said) {
         let mut exact_tuple = false;
-        if self.listed("prefixItems") {
-            if let Some((sentence, exact, defaults)) = rewrite_tuple(node) {
-                self.rec.record(ChangeKind::Rewritten {
-                    from: "`prefixItems` (a tuple)".to_owned(),
-                    to: "`items` with the length in `minItems`/`maxItems`".to_owned(),
-                });
-                out.say(&["prefixItems"], sentence);
-                out.say_all(&["prefixItems"], defaults);
-                exact_tuple = exact;
-            }
+        if self.listed("prefixItems")
+            && let Some((sentence, exact, defaults)) = rewrite_tuple(node)
+        {
+            self.rec.record(ChangeKind::Rewritten {
+                from: "`prefixItems` (a tuple)".to_owned(),
+                to: "`items` with the length in `minItems`/`maxItems`".to_owned(),
+            });
+            out.say(&["prefixItems"], sentence);
+            out.say_all(&["prefixItems"], defaults);
+            exact_tuple = exact;
         }
         let min = self.take(node, "minItems");
         let max = self.take(node, "maxItems");
@@ -379,10 +379,10 @@ pub(crate) fn is_plain_pattern(pattern: &str) -> bool {
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => {
-                if let Some(&next) = bytes.get(i + 1) {
-                    if next.is_ascii_digit() && next != b'0' || next == b'k' {
-                        return false;
-                    }
+                if let Some(&next) = bytes.get(i + 1)
+                    && (next.is_ascii_digit() && next != b'0' || next == b'k')
+                {
+                    return false;
                 }
                 i += 2;
                 continue;
