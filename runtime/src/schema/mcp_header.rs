@@ -26,15 +26,15 @@ pub(crate) struct DropMcpHeaders {
 
 impl Transform for DropMcpHeaders {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut() {
-            if take(node, MCP_HEADER).is_some() {
-                self.rec.record(ChangeKind::Removed {
-                    keyword: MCP_HEADER.to_owned(),
-                    why: "it is an MCP transport hint (MCP clients send the argument in an \
-                          `Mcp-Param-…` HTTP header too), meaningless to this provider"
-                        .to_owned(),
-                });
-            }
+        if let Some(node) = schema.as_object_mut()
+            && take(node, MCP_HEADER).is_some()
+        {
+            self.rec.record(ChangeKind::Removed {
+                keyword: MCP_HEADER.to_owned(),
+                why: "it is an MCP transport hint (MCP clients send the argument in an \
+                      `Mcp-Param-…` HTTP header too), meaningless to this provider"
+                    .to_owned(),
+            });
         }
         transform_subschemas_tracked(self, schema);
     }
