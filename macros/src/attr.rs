@@ -102,6 +102,20 @@ impl ToolAttrs {
                     attrs.crate_path = Some(lit.parse()?);
                 }
                 "icon" => attrs.icons.push(icon(cx, &meta, span)?),
+                "meta" if !meta.input.peek(syn::token::Paren) => {
+                    // rmcp's `meta = expr`; its value need not be a Rust expression.
+                    if meta.input.peek(syn::Token![=]) {
+                        let rest = meta.value()?;
+                        while !rest.is_empty() && !rest.peek(syn::Token![,]) {
+                            rest.parse::<proc_macro2::TokenTree>()?;
+                        }
+                    }
+                    cx.error_at(
+                        span,
+                        "`meta` takes its entries in parentheses: \
+                         `meta(version = 2, \"com.example/tags\" = [\"a\", \"b\"])`",
+                    );
+                }
                 "meta" => {
                     let content;
                     syn::parenthesized!(content in meta.input);

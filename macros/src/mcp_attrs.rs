@@ -55,7 +55,9 @@ fn check_icon(cx: &Ctxt, icon: &Icon) {
             let what = match bad.as_slice() {
                 [] => "`sizes` is empty".to_owned(),
                 [one] => format!("`{one}` is not an icon size"),
-                several => format!("`{}` are not icon sizes", several.join("`, `")),
+                [init @ .., last] => {
+                    format!("`{}` and `{last}` are not icon sizes", init.join("`, `"))
+                }
             };
             cx.error_at(
                 sizes.span,
@@ -73,8 +75,8 @@ fn check_icon(cx: &Ctxt, icon: &Icon) {
         cx.error_at(
             theme.span,
             format!(
-                "an icon's `theme` is `light` or `dark` (the theme it is made for), not \
-                     `{}`; leave `theme` out for an icon that suits both",
+                "an icon's `theme` is `light` or `dark` (the theme it is made for), not `{}`; \
+                 leave `theme` out for an icon that suits both",
                 theme.value
             ),
         );
@@ -137,7 +139,8 @@ fn check_meta(cx: &Ctxt, tool: &Tool) {
 fn meta_key_problem(key: &str) -> Option<String> {
     const SHAPE: &str = "a key is a name (letters, digits, `-`, `_` and `.`, starting and ending \
                          with a letter or digit), optionally after a prefix of dot-separated \
-                         labels and a `/`, as in `com.example/tags`";
+                         labels (each a letter first, then letters, digits or `-`) and a `/`, as \
+                         in `com.example/tags`";
     let invalid = |why: &str| {
         Some(format!(
             "`{key}` is not a valid `_meta` key: {why}; {SHAPE}"
@@ -156,19 +159,13 @@ fn meta_key_problem(key: &str) -> Option<String> {
     if let Some(prefix) = prefix {
         let labels: Vec<&str> = prefix.split('.').collect();
         if let Some(label) = labels.iter().find(|label| !is_label(label)) {
-            return invalid(&if label.is_empty() {
-                "its prefix has an empty label".to_owned()
-            } else {
-                format!(
-                    "the label `{label}` of its prefix does not start with a letter, end with a \
-                     letter or digit, and hold only letters, digits and `-` between"
-                )
-            });
+            return invalid(&label_problem(label));
         }
-        if let Some(second) = labels.get(1)
-            && (second.eq_ignore_ascii_case("modelcontextprotocol")
-                || second.eq_ignore_ascii_case("mcp"))
-        {
+        let reserved = labels.get(1).is_some_and(|second| {
+            second.eq_ignore_ascii_case("modelcontextprotocol")
+                || second.eq_ignore_ascii_case("mcp")
+        });
+        if reserved {
             let task = if name.contains("task") {
                 "; to let the tool run as an MCP task, write #[tool(task)]"
             } else {
@@ -176,26 +173,53 @@ fn meta_key_problem(key: &str) -> Option<String> {
             };
             return Some(format!(
                 "the `_meta` prefix `{prefix}/` is reserved for MCP itself (MCP reserves every \
-                     prefix whose second label is `modelcontextprotocol` or `mcp`), so clients \
-                     would read `{key}` as the protocol's: put your own keys under the reverse \
-                     DNS name of a domain you own, such as `com.example/{name}`{task}"
+                 prefix whose second label is `modelcontextprotocol` or `mcp`), so clients would \
+                 read `{key}` as the protocol's: put your own keys under the reverse DNS name of \
+                 a domain you own, such as `com.example/{name}`{task}"
             ));
         }
     }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        return invalid(&format!("its name `{name}` holds {}", shown(bad)));
+    }
     let alnum = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-    let name_ok = name.is_empty() && prefix.is_some()
-        || (alnum(name.chars().next())
-            && alnum(name.chars().last())
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
-    if !name_ok {
+    let ends_ok = alnum(name.chars().next()) && alnum(name.chars().last());
+    // A prefix alone (`com.example/`) is a key too: MCP's name may be empty.
+    let prefix_only = name.is_empty() && prefix.is_some();
+    if !(ends_ok || prefix_only) {
         return invalid(&format!(
-            "its name `{name}` must start and end with a letter or digit, and hold only letters, \
-             digits, `-`, `_` and `.`"
+            "its name `{name}` does not start and end with a letter or digit"
         ));
     }
     None
+}
+
+/// What is wrong with a label of a `_meta` prefix.
+fn label_problem(label: &str) -> String {
+    if label.is_empty() {
+        return "its prefix has an empty label".to_owned();
+    }
+    if let Some(bad) = label
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '-'))
+    {
+        return format!("the label `{label}` of its prefix holds {}", shown(bad));
+    }
+    if !label.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return format!("the label `{label}` of its prefix does not start with a letter");
+    }
+    format!("the label `{label}` of its prefix does not end with a letter or digit")
+}
+
+/// A character in a message: `` `_` ``, or "a space".
+fn shown(c: char) -> String {
+    match c {
+        ' ' => "a space".to_owned(),
+        c => format!("`{c}`"),
+    }
 }
 
 /// A label of a `_meta` prefix: a letter first, a letter or digit last, `-` allowed between.
@@ -259,13 +283,14 @@ fn check_headers(cx: &Ctxt, tool: &Tool) {
         }
         let folded = header.value.to_ascii_lowercase();
         if let Some(first) = seen.get(&folded) {
+            let first_header = first.arg.header.as_ref().map_or("", |h| h.value.as_str());
             cx.error_at(
                 header.span,
                 format!(
-                    "the parameters `{}` and `{name}` would both be sent in the HTTP header \
-                     `Mcp-Param-{}` (header names are case-insensitive), and MCP clients refuse a \
-                     tool that names one header twice: give one of them another \
-                     #[arg(header = \"…\")]",
+                    "the parameters `{}` (`header = \"{first_header}\"`) and `{name}` \
+                     (`header = \"{}\"`) would both be sent in one HTTP header (header names are \
+                     case-insensitive), and MCP clients refuse a tool that names a header twice: \
+                     give one of them another #[arg(header = \"…\")]",
                     crate::valid::pat_name(first),
                     header.value
                 ),
@@ -286,12 +311,9 @@ fn header_name_problem(name: &str) -> Option<String> {
         ));
     }
     let bad = name.chars().find(|&c| !is_tchar(c))?;
-    let shown = match bad {
-        ' ' => "a space".to_owned(),
-        c => format!("`{c}`"),
-    };
     Some(format!(
-        "`{name}` is not an HTTP header name: it contains {shown}, and {TOKEN} (RFC 9110)"
+        "`{name}` is not an HTTP header name: it contains {}, and {TOKEN} (RFC 9110)",
+        shown(bad)
     ))
 }
 

@@ -32,7 +32,7 @@ impl Transform for DropMcpHeaders {
             self.rec.record(ChangeKind::Removed {
                 keyword: MCP_HEADER.to_owned(),
                 why: "it is an MCP transport hint (MCP clients send the argument in an \
-                          `Mcp-Param-…` HTTP header too), meaningless to this provider"
+                      `Mcp-Param-…` HTTP header too), meaningless to this provider"
                     .to_owned(),
             });
         }
