@@ -19,6 +19,47 @@ PROTOCOL = "2025-11-25"
 ARGUMENTS = {"query": "release notes", "limit": 25, "order": "newest", "include_archived": True}
 
 
+class Server:
+    """An MCP server on the other end of a pipe (also used by benches/protocol-calls)."""
+
+    def __init__(self, command, name):
+        self.name = name
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, bufsize=0)
+
+    def send(self, message):
+        self.process.stdin.write((json.dumps(message) + "\n").encode())
+
+    def receive(self, expected_id):
+        """The result of request `expected_id`; notifications on the way are skipped."""
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                sys.exit(f"{self.name}: the server closed stdout waiting for answer {expected_id}")
+            message = json.loads(line)
+            if "id" not in message:  # a notification (log, list changed): not ours
+                continue
+            if message["id"] != expected_id:
+                sys.exit(f"{self.name}: answer {message['id']} where {expected_id} was expected")
+            if "error" in message:
+                sys.exit(f"{self.name}: request {expected_id} failed: {message['error']}")
+            return message["result"]
+
+    def initialize(self, protocol):
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": protocol, "capabilities": {},
+            "clientInfo": {"name": self.name, "version": "0"}}})
+        self.receive(0)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self):
+        """Closes stdin and waits for the server to exit, which it must do cleanly."""
+        self.process.stdin.close()
+        status = self.process.wait(timeout=120)
+        if status != 0:
+            sys.exit(f"{self.name}: the server exited with status {status}")
+
+
 def main():
     if "--" not in sys.argv:
         sys.exit(__doc__)
@@ -27,44 +68,17 @@ def main():
     ap.add_argument("calls", type=int)
     ap.add_argument("--tools", type=int, default=100)
     a = ap.parse_args(sys.argv[1:split])
-    command = sys.argv[split + 1:]
-    server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL, bufsize=0)
-
-    def send(message):
-        server.stdin.write((json.dumps(message) + "\n").encode())
-
-    def receive(expected_id):
-        while True:
-            line = server.stdout.readline()
-            if not line:
-                sys.exit(f"mcp_driver: the server closed stdout waiting for answer {expected_id}")
-            message = json.loads(line)
-            if "id" not in message:  # a notification (log, list changed): not ours
-                continue
-            if message["id"] != expected_id:
-                sys.exit(f"mcp_driver: answer {message['id']} where {expected_id} was expected")
-            if "error" in message:
-                sys.exit(f"mcp_driver: request {expected_id} failed: {message['error']}")
-            return message["result"]
-
-    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": PROTOCOL, "capabilities": {},
-        "clientInfo": {"name": "rmcp-compare", "version": "0"}}})
-    receive(0)
-    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    server = Server(sys.argv[split + 1:], "mcp_driver")
+    server.initialize(PROTOCOL)
     for k in range(a.calls):
         tool = k % a.tools
-        send({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call",
-              "params": {"name": f"search_{tool}", "arguments": ARGUMENTS}})
-        result = receive(k + 1)
+        server.send({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call",
+                     "params": {"name": f"search_{tool}", "arguments": ARGUMENTS}})
+        result = server.receive(k + 1)
         text = result["content"][0]["text"]
         if result.get("isError") or f"records of collection {tool} " not in text:
             sys.exit(f"mcp_driver: unexpected answer to call {k + 1}: {json.dumps(result)[:300]}")
-    server.stdin.close()
-    status = server.wait()
-    if status != 0:
-        sys.exit(f"mcp_driver: the server exited with status {status}")
+    server.close()
 
 
 if __name__ == "__main__":

@@ -49,6 +49,10 @@ struct User {
     answer: Option<ElicitationAction>,
     /// The messages the user was shown, with the form.
     asked: Arc<Mutex<Vec<(String, Value)>>>,
+    /// Whether the client declares the tasks extension.
+    tasks: bool,
+    /// The progress notifications it heard.
+    progress: Arc<Mutex<Vec<f64>>>,
 }
 
 impl User {
@@ -56,6 +60,15 @@ impl User {
         User {
             answer,
             asked: Arc::default(),
+            tasks: true,
+            progress: Arc::default(),
+        }
+    }
+
+    fn without_tasks(self) -> User {
+        User {
+            tasks: false,
+            ..self
         }
     }
 
@@ -93,8 +106,20 @@ impl rmcp::ClientHandler for User {
         Ok(result)
     }
 
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params.progress);
+    }
+
     fn get_info(&self) -> ClientConfig {
-        let mut capabilities = ClientCapabilities::builder().enable_tasks().build();
+        let mut capabilities = if self.tasks {
+            ClientCapabilities::builder().enable_tasks().build()
+        } else {
+            ClientCapabilities::default()
+        };
         if self.answer.is_some() {
             capabilities.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::default()));
@@ -499,4 +524,77 @@ async fn a_header_argument_is_checked_against_the_body_over_http() {
     let said = contradicting.text().await.unwrap();
     assert!(!said.contains("costs"), "the tool did not run: {said}");
     assert!(said.contains("Mcp-Param-Region"), "{status}: {said}");
+}
+
+/// Outside MCP (an agent loop calling a `ToolSet`), the application answers the tool's
+/// questions with a handler of its own; without one, the tool hears that nobody can be asked.
+#[tokio::test]
+async fn outside_mcp_the_application_answers_or_nobody_does() {
+    use tooldef::{CallContext, Content, Elicit, ElicitAnswer, ElicitRequest, ToolSet};
+
+    let tools = tooldef_examples::mcp_features::add_to(ToolSet::builder())
+        .build()
+        .unwrap();
+    let arguments = json!({"folder": "/tmp/old", "count": 3});
+    let said = |output: tooldef::ToolOutput| match output.content.as_slice() {
+        [Content::Text(text)] => text.clone(),
+        other => panic!("one text block: {other:?}"),
+    };
+
+    let alone = tools
+        .call_with("delete_files", arguments.clone(), CallContext::new())
+        .await
+        .unwrap();
+    assert!(said(alone).contains("the user cannot be asked here"));
+
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let yes = Elicit::new(move |question: ElicitRequest| {
+        seen.lock().unwrap().push(question.message.clone());
+        let mut values = serde_json::Map::new();
+        values.insert("confirm".into(), Value::Bool(true));
+        async move { Ok(ElicitAnswer::Accept(values)) }
+    });
+    let answered = tools
+        .call_with(
+            "delete_files",
+            arguments,
+            CallContext::new().with_elicit(yes),
+        )
+        .await
+        .unwrap();
+    assert_eq!(said(answered), "deleted 3 files in /tmp/old");
+    assert_eq!(*asked.lock().unwrap(), ["Delete 3 files in /tmp/old?"]);
+}
+
+/// A `#[tool(task)]` tool called by a client without the tasks extension is a plain call, whose
+/// progress reaches the client as notifications on the call's own stream (over HTTP on
+/// 2026-07-28 too, where rmcp ties them to the request the handler serves).
+async fn progress_of_a_plain_call(wire: Wire, version: Version) {
+    let user = User::answering(None).without_tasks();
+    let (client, _served) = start(wire, version, user.clone()).await;
+    let result = client
+        .call_tool(call(
+            "build_report",
+            json!({"pages": 3, "millis_per_page": 20}),
+        ))
+        .await
+        .expect("tools/call");
+    assert_eq!(result.structured_content, Some(json!({"pages": 3})));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while user.progress.lock().unwrap().len() < 3 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*user.progress.lock().unwrap(), [1.0, 2.0, 3.0]);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_of_a_plain_call_over_http_on_2026_07_28() {
+    progress_of_a_plain_call(Wire::Http, Version::V2026_07_28).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_of_a_plain_call_over_stdio_on_2025_11_25() {
+    progress_of_a_plain_call(Wire::Stdio, Version::V2025_11_25).await;
 }

@@ -4,10 +4,12 @@
 //! MCP 2026-07-28 has no server-to-client requests: a call whose tool asks a question is
 //! answered with an `input_required` result holding the question and a `requestState`, and the
 //! client sends the call again with the answer (`inputResponses`) and that state. The tool is
-//! not run again: it waits in its own task, parked under the state (a random handle, bound to
-//! the tool's name and arguments), and the retry hands it the answer and waits for what it does
-//! next, the result or another question. So code before `ask` runs once, as with a 2025-11-25
-//! client.
+//! not run again: its future is parked under the state (a random handle, bound to the tool's
+//! name and arguments), and the retry hands it the answer and polls it on to what it does next,
+//! the result or another question. So code before `ask` runs once, as with a 2025-11-25 client.
+//! The future is polled only within a request's handler, never in a task of its own: rmcp ties
+//! what a handler sends (progress, logs) to its request through task-locals, which a spawned
+//! task would not have. While parked, the tool waits for its answer and is not polled.
 //!
 //! A retry whose state is unknown here (it expired, or another instance of the server made it)
 //! runs the tool afresh with the answers it carries, each given to the question of its key as it
@@ -18,10 +20,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use rmcp::model::{ElicitRequestParams, InputRequests, InputRequiredResult};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use super::asking::{self, Answers, Keys};
@@ -40,18 +42,18 @@ struct Asked {
     answer: oneshot::Sender<Value>,
 }
 
-/// A tool running in its own task, and the questions it asks.
+/// A tool's call under way, and the questions it asks.
 struct Running {
-    join: JoinHandle<Result<ToolOutput, ToolError>>,
+    call: BoxFuture<'static, Result<ToolOutput, ToolError>>,
     questions: mpsc::UnboundedReceiver<Asked>,
-    /// Stops the tool: when the client cancels a round, or the call is dropped while parked.
+    /// Told when the call is dropped (the client cancelled a round, or it waited too long):
+    /// what the tool started with its token stops too.
     stop: CancellationToken,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         self.stop.cancel();
-        self.join.abort();
     }
 }
 
@@ -137,9 +139,7 @@ impl RoundTrips {
         cancelled: CancellationToken,
     ) -> Result<Round, ToolError> {
         tokio::select! {
-            finished = &mut running.join => Ok(Round::Done(finished.unwrap_or_else(|error| {
-                Err(ToolError::Failed { tool: tool.clone(), message: format!("the call was stopped: {error}") })
-            }))),
+            finished = &mut running.call => Ok(Round::Done(finished)),
             Some(asked) = running.questions.recv() => Ok(self.park(tool, arguments, running, asked)),
             () = cancelled.cancelled() => Err(ToolError::Failed {
                 tool,
@@ -190,8 +190,8 @@ impl RoundTrips {
     }
 }
 
-/// Starts the tool in its own task, its questions sent to the round that waits for it (or
-/// answered from `answers`, those a retry of an unknown state came with).
+/// The tool's call, its questions sent to the round that polls it (or answered from `answers`,
+/// those a retry of an unknown state came with).
 fn start(call: &Call, answers: rmcp::model::InputResponses) -> Running {
     let (ask, questions) = mpsc::unbounded_channel();
     let stop = CancellationToken::new();
@@ -239,9 +239,9 @@ fn start(call: &Call, answers: rmcp::model::InputResponses) -> Running {
         call.tool.clone(),
         call.arguments.clone(),
     );
-    let join = tokio::spawn(async move { tools.call_with(&tool, arguments, context).await });
+    let call = Box::pin(async move { tools.call_with(&tool, arguments, context).await });
     Running {
-        join,
+        call,
         questions,
         stop,
     }
