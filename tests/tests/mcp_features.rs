@@ -1,7 +1,7 @@
 //! What MCP 2026-07-28 lets a tool be, end to end: the `mcp_server` example with
 //! `--mcp-features`, started as a child process and driven by rmcp's client over stdio and over
-//! Streamable HTTP, once negotiating 2025-11-25 (`initialize`) and once 2026-07-28
-//! (`server/discover`, stateless requests).
+//! Streamable HTTP, once negotiating 2025-11-25 (`initialize`, a session) and once 2026-07-28
+//! (`server/discover`, stateless requests; over HTTP the server runs with `--stateless`).
 //!
 //! - `delete_files` asks the user to confirm (an `Elicit` parameter): on 2025-11-25 through the
 //!   server's `elicitation/create`, on 2026-07-28 through an `input_required` result and the
@@ -152,7 +152,12 @@ async fn start(
             (client.expect("the client starts"), None)
         }
         Wire::Http => {
-            let served = tokio::task::spawn_blocking(|| Served::example(&["--mcp-features"]))
+            // A 2026-07-28 server is deployed without sessions: every request on its own.
+            let args: &'static [&'static str] = match version {
+                Version::V2025_11_25 => &["--mcp-features"],
+                Version::V2026_07_28 => &["--mcp-features", "--stateless"],
+            };
+            let served = tokio::task::spawn_blocking(move || Served::example(args))
                 .await
                 .expect("the server starts");
             let transport = StreamableHttpClientTransport::from_uri(served.url());

@@ -9,21 +9,55 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rmcp::model::{
-    ClientCapabilities, ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
-    InputRequest,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
+    TASKS_EXTENSION_ID,
 };
+use rmcp::service::RequestContext;
 use rmcp::task_manager::{TaskContext, TaskExit};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 
 use crate::{Elicit, ElicitAnswer, ElicitError, ElicitRequest as Question};
 
-/// Whether the client said it shows forms: an `elicitation` capability with `form`, or with
-/// neither mode (which MCP reads as form, for clients from before modes).
-pub(super) fn takes_forms(capabilities: Option<&ClientCapabilities>) -> bool {
-    capabilities
-        .and_then(|capabilities| capabilities.elicitation.as_ref())
-        .is_some_and(|elicitation| elicitation.form.is_some() || elicitation.url.is_none())
+/// What the client said it takes, read where rmcp's `RequestContext::client_capabilities` reads
+/// it (the request's `_meta`, else, before MCP 2026-07-28, the session's `initialize`), from the
+/// JSON as it is rather than through rmcp's whole capabilities struct, which every call would
+/// pay for.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct ClientTakes {
+    /// Forms: an `elicitation` capability with `form`, or with neither mode (which MCP reads
+    /// as form, for clients from before modes).
+    pub forms: bool,
+    /// The `io.modelcontextprotocol/tasks` extension.
+    pub tasks: bool,
+}
+
+/// The `_meta` key of a 2026-07-28 request's client capabilities.
+const CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+impl ClientTakes {
+    pub(super) fn of(context: &RequestContext<RoleServer>, modern: bool) -> ClientTakes {
+        if let Some(Value::Object(capabilities)) = context.meta.0.0.get(CLIENT_CAPABILITIES) {
+            let elicitation = capabilities.get("elicitation").and_then(Value::as_object);
+            let extensions = capabilities.get("extensions").and_then(Value::as_object);
+            return ClientTakes {
+                forms: elicitation
+                    .is_some_and(|modes| modes.contains_key("form") || !modes.contains_key("url")),
+                tasks: extensions.is_some_and(|ids| ids.contains_key(TASKS_EXTENSION_ID)),
+            };
+        }
+        match context.peer.peer_info() {
+            Some(info) if !modern => ClientTakes {
+                forms: info
+                    .capabilities
+                    .elicitation
+                    .as_ref()
+                    .is_some_and(|modes| modes.form.is_some() || modes.url.is_none()),
+                tasks: info.capabilities.supports_tasks(),
+            },
+            _ => ClientTakes::default(),
+        }
+    }
 }
 
 /// The question as MCP's form request.

@@ -341,7 +341,11 @@ fn is_2026_07_28_or_later(context: &RequestContext<RoleServer>) -> bool {
 /// `serve_directly` without the client's handshake) gets the earlier versions' rules, which
 /// every client accepts.
 fn output_rules(context: &RequestContext<RoleServer>) -> McpOutputRules {
-    if is_2026_07_28_or_later(context) {
+    rules_of(is_2026_07_28_or_later(context))
+}
+
+fn rules_of(modern: bool) -> McpOutputRules {
+    if modern {
         McpOutputRules::AnyValue
     } else {
         McpOutputRules::ObjectOnly
@@ -610,11 +614,14 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tools = self.inner.listing().tools.clone();
-        let rules = output_rules(&context);
-        let (progress, log) = notify::for_call(&context, &self.inner.log_levels, &request.name);
-        let capabilities = context.client_capabilities();
-        let forms = asking::takes_forms(capabilities.as_ref());
-        let RequestMetaObject(meta) = context.meta.clone();
+        let mut context = context;
+        let modern = is_2026_07_28_or_later(&context);
+        let rules = rules_of(modern);
+        let (progress, log) =
+            notify::for_call(&context, modern, &self.inner.log_levels, &request.name);
+        let takes = asking::ClientTakes::of(&context, modern);
+        let forms = takes.forms;
+        let RequestMetaObject(meta) = std::mem::take(&mut context.meta);
         let base = CallContext::new()
             .with_call_id(context.id.to_string())
             .with_state(context.peer.clone())
@@ -626,12 +633,12 @@ impl McpServer {
         let as_task = tools
             .definition(&name)
             .is_some_and(|definition| definition.runs_as_task())
-            && capabilities.is_some_and(|capabilities| capabilities.supports_tasks());
+            && takes.tasks;
         if as_task {
             let task = self.start_task(tools, name, arguments, base, forms, rules);
             return Ok(CallToolResponse::Task(task));
         }
-        if is_2026_07_28_or_later(&context) {
+        if modern {
             let call = round_trip::Call {
                 tools: tools.clone(),
                 tool: name.clone(),

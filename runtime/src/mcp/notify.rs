@@ -90,6 +90,7 @@ impl ProgressSink for PeerProgress {
 /// (which forbids them), and at the session's level before.
 pub(super) fn for_call(
     context: &RequestContext<RoleServer>,
+    modern: bool,
     levels: &Arc<SessionLevels>,
     tool: &str,
 ) -> (Progress, ClientLog) {
@@ -106,7 +107,7 @@ pub(super) fn for_call(
     };
     let level = match context.meta.log_level() {
         Some(level) => Level::Fixed(Some(from_rmcp(level))),
-        None if super::is_2026_07_28_or_later(context) => Level::Fixed(None),
+        None if modern => Level::Fixed(None),
         None => Level::Session(Arc::clone(levels)),
     };
     let log = ClientLog::new(PeerLog { delivery, level }).named(tool);

@@ -17,7 +17,7 @@
 //! running the code before the first question once more.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
@@ -27,7 +27,10 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::asking::{self, Answers, Keys};
-use crate::{CallContext, Elicit, ElicitError, ElicitRequest, ToolError, ToolOutput, ToolSet};
+use crate::{
+    CallContext, Elicit, ElicitError, ElicitFuture, ElicitHandler, ElicitRequest, ToolError,
+    ToolOutput, ToolSet,
+};
 
 /// How long a parked call waits for the client's retry before it is stopped.
 pub const INPUT_WAIT: Duration = Duration::from_secs(600);
@@ -99,14 +102,22 @@ impl RoundTrips {
     /// request) fires, which stops the tool.
     pub(super) async fn round(
         &self,
-        mut call: Call,
+        call: Call,
         cancelled: CancellationToken,
     ) -> Result<Round, ToolError> {
-        let mut answers = call.input_responses.take().unwrap_or_default();
-        let resumed = call
-            .request_state
+        let Call {
+            tools,
+            tool,
+            arguments,
+            context,
+            forms,
+            request_state,
+            input_responses,
+        } = call;
+        let mut answers = input_responses.unwrap_or_default();
+        let resumed = request_state
             .as_deref()
-            .and_then(|state| self.take(state, &call.tool, &call.arguments));
+            .and_then(|state| self.take(state, &tool, &arguments));
         let running = match resumed {
             Some(parked) => {
                 let Parked {
@@ -119,15 +130,31 @@ impl RoundTrips {
                         running
                     }
                     // A retry without the answer: ask again.
-                    None => {
-                        return Ok(self.park(call.tool, call.arguments, running, waiting));
-                    }
+                    None => return Ok(self.park(tool, arguments, running, waiting)),
                 }
             }
-            None => start(&call, answers),
+            None => {
+                let (ask, questions) = mpsc::unbounded_channel();
+                let elicit = if forms {
+                    Elicit::new(Asker {
+                        ask,
+                        answers: Mutex::new(answers.into_iter().collect()),
+                        keys: Keys::default(),
+                    })
+                } else {
+                    Elicit::unsupported()
+                };
+                let stop = CancellationToken::new();
+                let context = context.with_cancellation(stop.clone()).with_elicit(elicit);
+                let (name, given) = (tool.clone(), arguments.clone());
+                Running {
+                    call: Box::pin(async move { tools.call_with(&name, given, context).await }),
+                    questions,
+                    stop,
+                }
+            }
         };
-        self.drive(call.tool, call.arguments, running, cancelled)
-            .await
+        self.drive(tool, arguments, running, cancelled).await
     }
 
     /// Waits for the tool's next move.
@@ -190,60 +217,41 @@ impl RoundTrips {
     }
 }
 
-/// The tool's call, its questions sent to the round that polls it (or answered from `answers`,
-/// those a retry of an unknown state came with).
-fn start(call: &Call, answers: rmcp::model::InputResponses) -> Running {
-    let (ask, questions) = mpsc::unbounded_channel();
-    let stop = CancellationToken::new();
-    let elicit = if call.forms {
-        let answers = Arc::new(Answers::new(answers.into_iter().collect()));
-        let keys = Arc::new(Keys::default());
-        Elicit::new(move |question: ElicitRequest| {
-            let ask = ask.clone();
-            let answers = Arc::clone(&answers);
-            let keys = Arc::clone(&keys);
-            async move {
-                let key = keys.next();
-                let request = asking::form_request(question)?;
-                let given = answers
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&key);
-                let answer = match given {
-                    Some(answer) => answer,
-                    None => {
-                        let (answer, answered) = oneshot::channel();
-                        ask.send(Asked {
+/// A call's questions: sent to the round that polls the call, unless the retry that started it
+/// came with their answers (a state this server did not know).
+struct Asker {
+    ask: mpsc::UnboundedSender<Asked>,
+    answers: Answers,
+    keys: Keys,
+}
+
+impl ElicitHandler for Asker {
+    fn elicit(&self, question: ElicitRequest) -> ElicitFuture<'_> {
+        Box::pin(async move {
+            let key = self.keys.next();
+            let request = asking::form_request(question)?;
+            let given = self
+                .answers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&key);
+            let answer = match given {
+                Some(answer) => answer,
+                None => {
+                    let (answer, answered) = oneshot::channel();
+                    self.ask
+                        .send(Asked {
                             key,
                             request,
                             answer,
                         })
                         .map_err(|_| ElicitError::Failed("the call has ended".into()))?;
-                        // Dropped unanswered: the client did not come back in time.
-                        answered.await.map_err(|_| ElicitError::TimedOut)?
-                    }
-                };
-                asking::answer_value(answer)
-            }
+                    // Dropped unanswered: the client did not come back in time.
+                    answered.await.map_err(|_| ElicitError::TimedOut)?
+                }
+            };
+            asking::answer_value(answer)
         })
-    } else {
-        Elicit::unsupported()
-    };
-    let context = call
-        .context
-        .clone()
-        .with_cancellation(stop.clone())
-        .with_elicit(elicit);
-    let (tools, tool, arguments) = (
-        call.tools.clone(),
-        call.tool.clone(),
-        call.arguments.clone(),
-    );
-    let call = Box::pin(async move { tools.call_with(&tool, arguments, context).await });
-    Running {
-        call,
-        questions,
-        stop,
     }
 }
 
