@@ -603,3 +603,103 @@ async fn progress_of_a_plain_call_over_http_on_2026_07_28() {
 async fn progress_of_a_plain_call_over_stdio_on_2025_11_25() {
     progress_of_a_plain_call(Wire::Stdio, Version::V2025_11_25).await;
 }
+
+/// A task that asks the user: its question waits in `tasks/get` (`input_required`), the client
+/// answers it with `tasks/update`, and the task goes on to its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_asks_through_tasks_get_and_is_answered_with_tasks_update() {
+    use rmcp::ServiceExt;
+    use rmcp::model::UpdateTaskParams;
+    use tooldef::mcp::McpServer;
+    use tooldef::{Elicit, ToolSet, tool};
+    use tooldef_examples::mcp_features::Confirm;
+
+    /// Archive a folder, once the user has confirmed it.
+    #[tool(task)]
+    async fn archive(
+        /// The folder.
+        folder: String,
+        elicit: Elicit,
+    ) -> String {
+        match elicit.ask::<Confirm>(format!("Archive {folder}?")).await {
+            Ok(Confirm { confirm: true }) => format!("archived {folder}"),
+            Ok(_) => "kept".into(),
+            Err(error) => format!("kept: {error}"),
+        }
+    }
+
+    for version in [Version::V2025_11_25, Version::V2026_07_28] {
+        let (server_side, client_side) = tokio::io::duplex(1 << 20);
+        let tools = ToolSet::builder().tool(Archive).build().unwrap();
+        tokio::spawn(async move {
+            if let Ok(running) = McpServer::new(tools).serve(server_side).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let lifecycle = match version {
+            Version::V2025_11_25 => ClientLifecycleMode::Initialize,
+            Version::V2026_07_28 => ClientLifecycleMode::Discover {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            },
+        };
+        // The client shows forms, but the question comes through the task, not to its handler.
+        let user = User::answering(Some(ElicitationAction::Decline));
+        let client = user
+            .clone()
+            .serve_with_lifecycle(client_side, lifecycle)
+            .await
+            .expect("the client starts");
+        let CallToolResponse::Task(created) = client
+            .call_tool_once(call("archive", json!({"folder": "/srv/logs"})))
+            .await
+            .unwrap()
+        else {
+            panic!("a task");
+        };
+        let id = created.task.task_id.clone();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        let key = loop {
+            let got = client
+                .get_task(GetTaskParams::new(id.clone()))
+                .await
+                .unwrap();
+            if let TaskPayload::InputRequired { input_requests } = &got.task.payload {
+                let (key, request) = input_requests.iter().next().expect("a question");
+                let InputRequest::Elicitation(request) = request else {
+                    panic!("an elicitation: {request:?}");
+                };
+                let ElicitRequestParams::FormElicitationParams { message, .. } = &request.params
+                else {
+                    panic!("a form");
+                };
+                assert_eq!(message, "Archive /srv/logs?");
+                break key.clone();
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no question: {got:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let mut accepted = ElicitResult::new(ElicitationAction::Accept);
+        accepted.content = Some(json!({"confirm": true}));
+        let answers = [(key, serde_json::to_value(accepted).unwrap())]
+            .into_iter()
+            .collect();
+        client
+            .update_task(UpdateTaskParams::new(id.clone(), answers))
+            .await
+            .expect("tasks/update");
+        let (done, _) = poll_to_the_end(&client, &id).await;
+        let TaskPayload::Completed { result } = done.payload else {
+            panic!("completed: {done:?}");
+        };
+        let result: CallToolResult = serde_json::from_value(Value::Object(result)).unwrap();
+        assert_eq!(text(&result), "archived /srv/logs", "{version:?}");
+        assert!(
+            user.asked().is_empty(),
+            "the client's handler was not asked"
+        );
+        client.cancel().await.unwrap();
+    }
+}
