@@ -366,8 +366,9 @@ impl ToolSet {
         .await
     }
 
-    /// The entry of the tool `name`.
-    fn position(&self, name: &str) -> Option<usize> {
+    /// Where the tool `name` is among the tools (the order of every listing), found by binary
+    /// search over the sorted names.
+    pub(crate) fn position(&self, name: &str) -> Option<usize> {
         let index = &self.inner.index;
         index
             .binary_search_by(|(n, _)| (*n).cmp(name))

@@ -500,10 +500,13 @@ impl ServerHandler for McpServer {
     fn get_tool(&self, name: &str) -> Option<RmcpTool> {
         let listing = self.inner.listing();
         let rendered = listing.rendered.as_ref().ok()?;
+        // `list` renders every tool or none, in the set's order: the set's index finds it
+        // without a scan.
+        let position = listing.tools.position(name)?;
         rendered
             .any_value
-            .iter()
-            .find(|tool| tool.name == name)
+            .get(position)
+            .filter(|tool| tool.name == name)
             .cloned()
     }
 
