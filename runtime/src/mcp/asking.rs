@@ -4,15 +4,13 @@
 //! `inputRequests` answered through `tasks/update` (a task). Each question is rmcp's form
 //! request; tooldef writes no message of its own.
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rmcp::model::{
     ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, InputRequest,
     TASKS_EXTENSION_ID,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, ServiceError};
 use rmcp::task_manager::{TaskContext, TaskExit};
 use rmcp::{Peer, RoleServer};
 use serde_json::Value;
@@ -115,7 +113,9 @@ impl Keys {
 }
 
 /// MCP 2025-11-25 and earlier: `elicitation/create` to the session's client, which answers it
-/// while the call waits.
+/// while the call waits, for [`INPUT_WAIT`](super::INPUT_WAIT) at most (as long as a
+/// 2026-07-28 call stays parked): a client that never answers is [`ElicitError::TimedOut`],
+/// not a tool waiting for ever.
 pub(super) fn over_session(peer: Peer<RoleServer>, forms: bool) -> Elicit {
     if !forms {
         return Elicit::unsupported();
@@ -125,9 +125,12 @@ pub(super) fn over_session(peer: Peer<RoleServer>, forms: bool) -> Elicit {
         async move {
             let request = form_request(question)?;
             let result = peer
-                .create_elicitation(request)
+                .create_elicitation_with_timeout(request, Some(super::INPUT_WAIT))
                 .await
-                .map_err(|error| ElicitError::Failed(error.to_string()))?;
+                .map_err(|error| match error {
+                    ServiceError::Timeout { .. } => ElicitError::TimedOut,
+                    other => ElicitError::Failed(other.to_string()),
+                })?;
             answer(result)
         }
     })
@@ -154,9 +157,6 @@ pub(super) fn in_task(task: TaskContext, forms: bool) -> Elicit {
         }
     })
 }
-
-/// Answers a retried call came with, by key, taken as its questions are asked again.
-pub(super) type Answers = Mutex<BTreeMap<String, Value>>;
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@
 //! is asked again, so a stateless deployment behind a load balancer still works, at the cost of
 //! running the code before the first question once more.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -26,7 +26,7 @@ use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::asking::{self, Answers, Keys};
+use super::asking::{self, Keys};
 use crate::{
     CallContext, Elicit, ElicitError, ElicitFuture, ElicitHandler, ElicitRequest, ToolError,
     ToolOutput, ToolSet,
@@ -221,7 +221,8 @@ impl RoundTrips {
 /// came with their answers (a state this server did not know).
 struct Asker {
     ask: mpsc::UnboundedSender<Asked>,
-    answers: Answers,
+    /// The answers the retry came with, by key, taken as the questions are asked again.
+    answers: Mutex<BTreeMap<String, Value>>,
     keys: Keys,
 }
 
