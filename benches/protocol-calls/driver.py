@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "rmcp-compare"))
-from mcp_driver import Server  # noqa: E402 -- the pipe, the handshake and the checks of answers
+from mcp_driver import Server, options_and_command  # noqa: E402 -- the pipe, the handshake, the checks
 
 ARGUMENTS = {"amount": 10, "from": "EUR", "to": "USD", "round_to": 2}
 META_2026 = {
@@ -28,14 +28,11 @@ META_2026 = {
 
 
 def main():
-    if "--" not in sys.argv:
-        sys.exit(__doc__)
-    split = sys.argv.index("--")
     ap = argparse.ArgumentParser()
     ap.add_argument("calls", type=int)
     ap.add_argument("--protocol", choices=["2025-11-25", "2026-07-28"], required=True)
-    a = ap.parse_args(sys.argv[1:split])
-    server = Server(sys.argv[split + 1:], "protocol-calls")
+    a, command = options_and_command(ap, __doc__)
+    server = Server(command, "protocol-calls")
     if a.protocol == "2025-11-25":
         server.initialize(a.protocol)
     for k in range(a.calls):

@@ -60,15 +60,20 @@ class Server:
             sys.exit(f"{self.name}: the server exited with status {status}")
 
 
-def main():
+def options_and_command(parser, usage):
+    """`OPTIONS -- COMMAND [ARGS...]`: the parsed options and the server's command line."""
     if "--" not in sys.argv:
-        sys.exit(__doc__)
+        sys.exit(usage)
     split = sys.argv.index("--")
+    return parser.parse_args(sys.argv[1:split]), sys.argv[split + 1:]
+
+
+def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("calls", type=int)
     ap.add_argument("--tools", type=int, default=100)
-    a = ap.parse_args(sys.argv[1:split])
-    server = Server(sys.argv[split + 1:], "mcp_driver")
+    a, command = options_and_command(ap, __doc__)
+    server = Server(command, "mcp_driver")
     server.initialize(PROTOCOL)
     for k in range(a.calls):
         tool = k % a.tools
