@@ -1,0 +1,5 @@
+//! The client's API: which one a request is in (`kind.rs`).
+
+mod kind;
+
+pub use kind::Api;
