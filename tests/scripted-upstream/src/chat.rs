@@ -1,5 +1,6 @@
 //! `POST /v1/chat/completions`: the request read and validated, its turn played, and the reply
-//! written as a `chat.completion`, or streamed as `chat.completion.chunk`s ending in `[DONE]`.
+//! written as a `chat.completion`, or streamed as `chat.completion.chunk`s ending in `[DONE]` (in
+//! llama.cpp's variants of those with `--quirks llamacpp`: see `llamacpp`).
 
 use std::sync::Arc;
 
@@ -11,14 +12,17 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::script::{self, Outcome, Reply, Situation, content_text, tokens};
+use crate::options::Quirks;
+use crate::script::{
+    self, Outcome, Reply, Situation, ToolResult, content_text, token_limit, tokens,
+};
 use crate::server::{App, with_request_id};
-use crate::validate::{self, Api, role};
-use crate::{ids, sse};
+use crate::validate::{self, OpenAi, role};
+use crate::{ids, llamacpp, sse};
 
 /// Characters per content delta, and per arguments fragment, of a streamed reply.
-const CONTENT_PIECE: usize = 4;
-const ARGUMENTS_PIECE: usize = 7;
+pub const CONTENT_PIECE: usize = 4;
+pub const ARGUMENTS_PIECE: usize = 7;
 
 pub async fn handle(
     State(app): State<Arc<App>>,
@@ -27,20 +31,20 @@ pub async fn handle(
     body: Bytes,
 ) -> Response {
     app.log.record(uri.path(), &headers, &body);
-    respond(&body)
+    respond(&app, &body)
         .await
         .unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn respond(body: &Bytes) -> Result<Response, ApiError> {
+async fn respond(app: &App, body: &Bytes) -> Result<Response, ApiError> {
     let request = validate::request_object(body)?;
     let messages = match request.get("messages") {
         Some(Value::Array(messages)) => messages.as_slice(),
         None | Some(Value::Null) => return Err(ApiError::missing("messages")),
         Some(other) => return Err(ApiError::invalid_type("messages", "an array", other)),
     };
-    let names = validate::tools(Api::Chat, request.get("tools"))?;
-    validate::tool_choice(Api::Chat, &request, names.as_deref())?;
+    let names = validate::tools(OpenAi::Chat, request.get("tools"))?;
+    validate::tool_choice(OpenAi::Chat, &request, names.as_deref())?;
     validate::chat_messages(messages)?;
 
     let situation = situation(
@@ -48,32 +52,77 @@ async fn respond(body: &Bytes) -> Result<Response, ApiError> {
         names.unwrap_or_default(),
         request.get("tool_choice"),
     );
-    let plan = script::plan(&situation).map_err(|message| ApiError::invalid(message, None))?;
+    let llamacpp = app.quirks == Quirks::LlamaCpp;
+    let new_call_id = if llamacpp {
+        ids::llamacpp_call
+    } else {
+        ids::call
+    };
+    let plan = script::plan(&situation, new_call_id)
+        .map_err(|message| ApiError::invalid(message, None))?;
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;
     }
+    // A mid-stream failure has no documented form in a Chat stream: the status is answered.
     let reply = match plan.outcome {
-        Outcome::Error { status, body } => return Ok((status, Json(body)).into_response()),
+        Outcome::Error(failure) => {
+            return Ok((failure.status, Json(failure.openai_body())).into_response());
+        }
         Outcome::Reply(reply) => reply,
     };
 
     let meta = Meta {
-        id: ids::chat_completion(),
+        id: if llamacpp {
+            ids::llamacpp_completion()
+        } else {
+            ids::chat_completion()
+        },
         created: ids::unix_now(),
         model: request["model"].as_str().unwrap_or_default(),
     };
-    let usage = usage(tokens(body.len()), tokens(reply.output_bytes()));
-    let response = if request.get("stream") == Some(&Value::Bool(true)) {
-        let include_usage = request
-            .get("stream_options")
-            .and_then(|options| options.get("include_usage"))
-            == Some(&Value::Bool(true));
-        sse::response(
-            chunks(&meta, &reply, include_usage.then_some(usage)),
+    let prompt_tokens = tokens(body.len());
+    // `max_tokens` is the deprecated name of `max_completion_tokens`; both still limit a reply.
+    let completion_tokens = reply.output_tokens(token_limit(
+        &request,
+        &["max_completion_tokens", "max_tokens"],
+    ));
+    let stream = request.get("stream") == Some(&Value::Bool(true));
+    let include_usage = request
+        .get("stream_options")
+        .and_then(|options| options.get("include_usage"))
+        == Some(&Value::Bool(true));
+    let response = match (llamacpp, stream) {
+        (false, true) => sse::response(
+            chunks(
+                &meta,
+                &reply,
+                include_usage.then(|| usage(prompt_tokens, completion_tokens)),
+            ),
             plan.stream_gap,
-        )
-    } else {
-        Json(completion(&meta, &reply, usage)).into_response()
+        ),
+        (false, false) => Json(completion(
+            &meta,
+            &reply,
+            usage(prompt_tokens, completion_tokens),
+        ))
+        .into_response(),
+        (true, true) => sse::response(
+            llamacpp::chat_chunks(
+                &meta,
+                &reply,
+                prompt_tokens,
+                completion_tokens,
+                include_usage,
+            ),
+            plan.stream_gap,
+        ),
+        (true, false) => Json(llamacpp::chat_completion(
+            &meta,
+            &reply,
+            prompt_tokens,
+            completion_tokens,
+        ))
+        .into_response(),
     };
     Ok(with_request_id(response))
 }
@@ -99,7 +148,7 @@ pub fn situation(messages: &[Value], tools: Vec<String>, tool_choice: Option<&Va
         tool_results: after
             .iter()
             .filter(|message| role(message) == Some("tool"))
-            .map(|message| content_text(&message["content"], Some("text"), ""))
+            .map(|message| ToolResult::text(content_text(&message["content"], Some("text"), "")))
             .collect(),
         tools,
         tool_choice_none: tool_choice.and_then(Value::as_str) == Some("none"),
@@ -113,8 +162,11 @@ pub struct Meta<'a> {
     pub model: &'a str,
 }
 
-fn finish_reason(reply: &Reply) -> &'static str {
-    if reply.calls.is_empty() {
+/// `length` for a reply cut short, whatever it holds (OpenAI and llama.cpp alike).
+pub fn finish_reason(reply: &Reply) -> &'static str {
+    if reply.cut {
+        "length"
+    } else if reply.calls.is_empty() {
         "stop"
     } else {
         "tool_calls"
@@ -263,7 +315,13 @@ mod tests {
             Some("first\nSCRIPT: []")
         );
         assert_eq!(situation.turn, 2);
-        assert_eq!(situation.tool_results, ["one", "two", "three"]);
+        let texts: Vec<&str> = situation
+            .tool_results
+            .iter()
+            .map(|result| result.text.as_str())
+            .collect();
+        assert_eq!(texts, ["one", "two", "three"]);
+        assert!(situation.tool_results.iter().all(|result| !result.is_error));
         assert!(situation.tool_choice_none);
     }
 
@@ -283,6 +341,7 @@ mod tests {
                     arguments: "{}".into(),
                 },
             ],
+            cut: false,
         };
         let meta = Meta {
             id: "chatcmpl-x".into(),
@@ -364,6 +423,7 @@ mod tests {
                 name: "f".into(),
                 arguments: "{}".into(),
             }],
+            cut: false,
         };
         let meta = Meta {
             id: "chatcmpl-x".into(),
@@ -386,6 +446,7 @@ mod tests {
         let reply = Reply {
             content: Some("hi".into()),
             calls: vec![],
+            cut: false,
         };
         completion(
             &Meta {

@@ -1,4 +1,5 @@
-//! Random ids in the shapes OpenAI uses (`chatcmpl-…`, `call_…`, `resp_…`, `msg_…`, `fc_…`) and the
+//! Random ids in the shapes OpenAI uses (`chatcmpl-…`, `call_…`, `resp_…`, `msg_…`, `fc_…`), those
+//! Anthropic uses (`msg_01…`, `toolu_01…`, `req_011C…`) and llama.cpp's (32 alphanumerics), and the
 //! clock the replies are stamped with.
 //!
 //! Ids only need to be unique and look right, not to be unpredictable, so each thread runs a
@@ -64,6 +65,38 @@ pub fn request() -> String {
     format!("req_{}", random_string(HEX, 32))
 }
 
+/// `msg_01` and 22 alphanumerics: an Anthropic message (`msg_01XFDUDYJgAACzvnptvVoYEL`).
+pub fn anthropic_message() -> String {
+    format!("msg_01{}", random_string(ALPHANUMERIC, 22))
+}
+
+/// `toolu_01` and 22 alphanumerics: an Anthropic `tool_use` block's id.
+pub fn tool_use() -> String {
+    format!("toolu_01{}", random_string(ALPHANUMERIC, 22))
+}
+
+/// `req_011C` and 20 alphanumerics: the `request-id` header (and an error's `request_id`) of an
+/// Anthropic reply.
+pub fn anthropic_request() -> String {
+    format!("req_011C{}", random_string(ALPHANUMERIC, 20))
+}
+
+/// 32 alphanumerics: llama.cpp's tool call id, bare in Chat and Messages (Responses prefixes it
+/// with `call_` for the `call_id` and `fc_` for the item).
+pub fn llamacpp_call() -> String {
+    random_string(ALPHANUMERIC, 32)
+}
+
+/// `chatcmpl-` and 32 alphanumerics: llama.cpp's completion id.
+pub fn llamacpp_completion() -> String {
+    format!("chatcmpl-{}", random_string(ALPHANUMERIC, 32))
+}
+
+/// `prefix` and 32 alphanumerics: llama.cpp's Responses ids (`resp_`, `msg_`).
+pub fn llamacpp_prefixed(prefix: &str) -> String {
+    format!("{prefix}{}", random_string(ALPHANUMERIC, 32))
+}
+
 /// Unix seconds, for `created` and `created_at`.
 pub fn unix_now() -> u64 {
     SystemTime::now()
@@ -88,5 +121,18 @@ mod tests {
         assert!(response.starts_with("resp_"));
         assert!(response[5..].bytes().all(|b| b.is_ascii_hexdigit()));
         assert_ne!(call(), call());
+    }
+
+    #[test]
+    fn ids_have_anthropic_and_llamacpp_shapes() {
+        let message = anthropic_message();
+        assert!(message.starts_with("msg_01") && message.len() == 28);
+        let tool_use = tool_use();
+        assert!(tool_use.starts_with("toolu_01") && tool_use.len() == 30);
+        assert!(anthropic_request().starts_with("req_011C"));
+        let call = llamacpp_call();
+        assert_eq!(call.len(), 32);
+        assert!(call.bytes().all(|b| b.is_ascii_alphanumeric()));
+        assert_eq!(llamacpp_completion().len(), "chatcmpl-".len() + 32);
     }
 }

@@ -1,6 +1,7 @@
 //! `POST /v1/responses`: the request read (continuing a stored conversation when it names a
 //! `previous_response_id`) and validated, its turn played, the response stored, and the reply
-//! written as a `response` object, or streamed as Responses' typed events.
+//! written as a `response` object, or streamed as Responses' typed events (in llama.cpp's variants
+//! of those with `--quirks llamacpp`: see `llamacpp`).
 
 use std::sync::Arc;
 
@@ -12,10 +13,13 @@ use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use crate::error::ApiError;
-use crate::script::{self, Call, Outcome, Reply, Situation, content_text, tokens};
+use crate::options::Quirks;
+use crate::script::{
+    self, Call, Outcome, Reply, Situation, ToolResult, content_text, runs, token_limit, tokens,
+};
 use crate::server::{App, with_request_id};
-use crate::validate::{self, Api, item_type, role};
-use crate::{ids, sse};
+use crate::validate::{self, OpenAi, item_type, role};
+use crate::{ids, llamacpp, sse};
 
 /// Characters per text delta, and per arguments delta, of a streamed reply.
 const TEXT_PIECE: usize = 4;
@@ -80,8 +84,8 @@ async fn respond(app: &App, body: &Bytes) -> Result<Response, ApiError> {
     let input_start = conversation.len();
     conversation.extend(input);
 
-    let names = validate::tools(Api::Responses, request.get("tools"))?;
-    validate::tool_choice(Api::Responses, &request, names.as_deref())?;
+    let names = validate::tools(OpenAi::Responses, request.get("tools"))?;
+    validate::tool_choice(OpenAi::Responses, &request, names.as_deref())?;
     validate::responses_items(&conversation, input_start)?;
 
     let situation = situation(
@@ -89,28 +93,58 @@ async fn respond(app: &App, body: &Bytes) -> Result<Response, ApiError> {
         names.unwrap_or_default(),
         request.get("tool_choice"),
     );
-    let plan = script::plan(&situation).map_err(|message| ApiError::invalid(message, None))?;
+    let llamacpp = app.quirks == Quirks::LlamaCpp;
+    let new_call_id = if llamacpp {
+        llamacpp::responses_call_id
+    } else {
+        ids::call
+    };
+    let plan = script::plan(&situation, new_call_id)
+        .map_err(|message| ApiError::invalid(message, None))?;
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;
     }
+    // Responses' `error` event would do for a mid-stream failure, but the gateway's tests of it
+    // are on Messages: the status is answered, as for any scripted error.
     let reply = match plan.outcome {
-        Outcome::Error { status, body } => return Ok((status, Json(body)).into_response()),
+        Outcome::Error(failure) => {
+            return Ok((failure.status, Json(failure.openai_body())).into_response());
+        }
         Outcome::Reply(reply) => reply,
     };
 
-    let usage = usage(tokens(body.len()), tokens(reply.output_bytes()));
-    let items = Item::all(reply);
-    let id = ids::response();
-    let base = base_object(&request, &id, ids::unix_now());
-    let completed = completed(base.clone(), &items, &usage);
+    let input_tokens = tokens(body.len());
+    let output_tokens = reply.output_tokens(token_limit(&request, &["max_output_tokens"]));
+    let stream = request.get("stream") == Some(&Value::Bool(true));
+    let model = request["model"].as_str().unwrap_or_default();
+    let (id, done, events) = if llamacpp {
+        let items = llamacpp::responses_items(reply);
+        let id = ids::llamacpp_prefixed("resp_");
+        let usage = llamacpp::responses_usage(input_tokens, output_tokens);
+        let done = llamacpp::responses_object(&id, ids::unix_now(), model, &items, &usage);
+        let events = stream.then(|| llamacpp::responses_events(&id, &items, &done));
+        (id, done, events)
+    } else {
+        let cut = reply.cut;
+        let items = Item::all(reply);
+        let id = ids::response();
+        let base = base_object(&request, &id, ids::unix_now());
+        let done = finished(
+            base.clone(),
+            &items,
+            &usage(input_tokens, output_tokens),
+            cut,
+        );
+        let events = stream.then(|| events(base, &items, done.clone(), cut));
+        (id, done, events)
+    };
     if request.get("store") != Some(&Value::Bool(false)) {
-        conversation.extend(items.iter().map(Item::completed));
+        conversation.extend(done["output"].as_array().into_iter().flatten().cloned());
         app.store.put(id, conversation);
     }
-    let response = if request.get("stream") == Some(&Value::Bool(true)) {
-        sse::response(events(base, &items, completed), plan.stream_gap)
-    } else {
-        Json(completed).into_response()
+    let response = match events {
+        Some(events) => sse::response(events, plan.stream_gap),
+        None => Json(done).into_response(),
     };
     Ok(with_request_id(response))
 }
@@ -152,22 +186,13 @@ pub fn situation(items: &[Value], tools: Vec<String>, tool_choice: Option<&Value
         ),
         None => (None, items),
     };
-    let mut turn = 0;
-    let mut in_run = false;
-    for item in after {
-        let assistant = is_assistant_turn(item);
-        if assistant && !in_run {
-            turn += 1;
-        }
-        in_run = assistant;
-    }
     Situation {
         last_user_text,
-        turn,
+        turn: runs(after.iter().map(is_assistant_turn)),
         tool_results: after
             .iter()
             .filter(|item| item_type(item) == "function_call_output")
-            .map(|item| content_text(&item["output"], None, ""))
+            .map(|item| ToolResult::text(content_text(&item["output"], None, "")))
             .collect(),
         tools,
         tool_choice_none: tool_choice.and_then(Value::as_str) == Some("none"),
@@ -196,25 +221,26 @@ impl Item {
             .collect()
     }
 
-    fn id(&self) -> &str {
+    pub fn id(&self) -> &str {
         match self {
             Item::Message { id, .. } | Item::Call { id, .. } => id,
         }
     }
 
-    pub fn completed(&self) -> Value {
+    /// The item once written: `completed`, or `incomplete` when the token limit cut it.
+    pub fn done(&self, status: &str) -> Value {
         match self {
             Item::Message { id, text } => json!({
                 "id": id,
                 "type": "message",
-                "status": "completed",
+                "status": status,
                 "role": "assistant",
                 "content": [output_text(text)],
             }),
             Item::Call { id, call } => json!({
                 "id": id,
                 "type": "function_call",
-                "status": "completed",
+                "status": status,
                 "call_id": call.call_id,
                 "name": call.name,
                 "arguments": call.arguments,
@@ -223,7 +249,7 @@ impl Item {
     }
 
     /// The item as `response.output_item.added` shows it: nothing written yet.
-    fn in_progress(&self) -> Value {
+    pub fn in_progress(&self) -> Value {
         match self {
             Item::Message { id, .. } => json!({
                 "id": id,
@@ -244,7 +270,7 @@ impl Item {
     }
 }
 
-fn output_text(text: &str) -> Value {
+pub fn output_text(text: &str) -> Value {
     json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})
 }
 
@@ -293,9 +319,28 @@ pub fn base_object(request: &Map<String, Value>, id: &str, created_at: u64) -> V
     })
 }
 
-fn completed(mut response: Value, items: &[Item], usage: &Value) -> Value {
-    response["status"] = "completed".into();
-    response["output"] = items.iter().map(Item::completed).collect();
+/// The status of item `index` of `count` once written: the last one is what the token limit cut.
+fn item_status(index: usize, count: usize, cut: bool) -> &'static str {
+    if cut && index + 1 == count {
+        "incomplete"
+    } else {
+        "completed"
+    }
+}
+
+/// The response once written: `completed`, or `incomplete` for lack of output tokens.
+fn finished(mut response: Value, items: &[Item], usage: &Value, cut: bool) -> Value {
+    if cut {
+        response["status"] = "incomplete".into();
+        response["incomplete_details"] = json!({"reason": "max_output_tokens"});
+    } else {
+        response["status"] = "completed".into();
+    }
+    response["output"] = items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| item.done(item_status(index, items.len(), cut)))
+        .collect();
     response["usage"] = usage.clone();
     response
 }
@@ -316,8 +361,8 @@ impl Events {
 }
 
 /// The streamed reply: created, in progress, each item added, written in deltas and done, then
-/// the completed response.
-pub fn events(base: Value, items: &[Item], completed: Value) -> Vec<Bytes> {
+/// the finished response (`response.completed`, or `response.incomplete` when cut short).
+pub fn events(base: Value, items: &[Item], finished: Value, cut: bool) -> Vec<Bytes> {
     let mut events = Events(Vec::new());
     events.push("response.created", json!({"response": base}));
     events.push("response.in_progress", json!({"response": base}));
@@ -370,12 +415,18 @@ pub fn events(base: Value, items: &[Item], completed: Value) -> Vec<Bytes> {
                 );
             }
         }
+        let status = item_status(output_index, items.len(), cut);
         events.push(
             "response.output_item.done",
-            json!({"output_index": output_index, "item": item.completed()}),
+            json!({"output_index": output_index, "item": item.done(status)}),
         );
     }
-    events.push("response.completed", json!({"response": completed}));
+    let last = if cut {
+        "response.incomplete"
+    } else {
+        "response.completed"
+    };
+    events.push(last, json!({"response": finished}));
     events.0
 }
 
@@ -400,7 +451,13 @@ mod tests {
         let situation = situation(items.as_array().unwrap(), vec![], None);
         assert_eq!(situation.last_user_text.as_deref(), Some("SCRIPT: []"));
         assert_eq!(situation.turn, 2);
-        assert_eq!(situation.tool_results, ["one", "two", "three"]);
+        let texts: Vec<&str> = situation
+            .tool_results
+            .iter()
+            .map(|result| result.text.as_str())
+            .collect();
+        assert_eq!(texts, ["one", "two", "three"]);
+        assert!(situation.tool_results.iter().all(|result| !result.is_error));
         assert!(!situation.tool_choice_none);
     }
 
@@ -413,12 +470,13 @@ mod tests {
                 name: "get_weather".into(),
                 arguments: r#"{"city":"Lisbon"}"#.into(),
             }],
+            cut: false,
         };
         let items = Item::all(reply);
         let request = json!({"model": "m", "tools": [{"type": "function", "name": "get_weather"}]});
         let base = base_object(request.as_object().unwrap(), "resp_1", 7);
-        let done = completed(base.clone(), &items, &usage(3, 4));
-        let bytes: Vec<u8> = events(base, &items, done).concat();
+        let done = finished(base.clone(), &items, &usage(3, 4), false);
+        let bytes: Vec<u8> = events(base, &items, done, false).concat();
         let events: Vec<(String, Value)> = sse::parse(std::str::from_utf8(&bytes).unwrap())
             .into_iter()
             .map(|(name, data)| (name.unwrap(), serde_json::from_str(&data).unwrap()))
@@ -477,5 +535,50 @@ mod tests {
         assert_eq!(response["usage"]["total_tokens"], 7);
         assert_eq!(response["tool_choice"], "auto");
         assert!(response.get("output_text").is_none());
+    }
+
+    #[test]
+    fn a_reply_cut_short_is_incomplete() {
+        let reply = Reply {
+            content: Some("Checking".into()),
+            calls: vec![Call {
+                call_id: "call_1".into(),
+                name: "get_weather".into(),
+                arguments: r#"{"city": "Lisbon", "days":"#.into(),
+            }],
+            cut: true,
+        };
+        let items = Item::all(reply);
+        let request = json!({"model": "m", "max_output_tokens": 16});
+        let base = base_object(request.as_object().unwrap(), "resp_2", 7);
+        let done = finished(base.clone(), &items, &usage(3, 16), true);
+        assert_eq!(done["status"], "incomplete");
+        assert_eq!(
+            done["incomplete_details"],
+            json!({"reason": "max_output_tokens"})
+        );
+        assert_eq!(done["output"][0]["status"], "completed");
+        assert_eq!(done["output"][1]["status"], "incomplete");
+        assert_eq!(
+            done["output"][1]["arguments"],
+            r#"{"city": "Lisbon", "days":"#
+        );
+        assert_eq!(done["usage"]["output_tokens"], 16);
+
+        let bytes: Vec<u8> = events(base, &items, done, true).concat();
+        let events: Vec<(String, Value)> = sse::parse(std::str::from_utf8(&bytes).unwrap())
+            .into_iter()
+            .map(|(name, data)| (name.unwrap(), serde_json::from_str(&data).unwrap()))
+            .collect();
+        let (last, response) = events.last().unwrap();
+        assert_eq!(last, "response.incomplete");
+        assert_eq!(response["response"]["status"], "incomplete");
+        assert!(events.iter().all(|(name, _)| name != "response.completed"));
+        let closed: Vec<&Value> = events
+            .iter()
+            .filter(|(name, _)| name == "response.output_item.done")
+            .map(|(_, event)| &event["item"]["status"])
+            .collect();
+        assert_eq!(closed, [&json!("completed"), &json!("incomplete")]);
     }
 }

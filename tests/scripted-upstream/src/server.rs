@@ -1,5 +1,5 @@
-//! The HTTP surface: the routes, the state they share (the request log and the stored
-//! responses), and the small endpoints (models, echo, slow stream, the log, the 404).
+//! The HTTP surface: the routes, the state they share (the request log, the stored responses and
+//! the server's options), and the small endpoints (models, echo, slow stream, the log, the 404s).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,15 +10,16 @@ use axum::extract::{DefaultBodyLimit, Query, State};
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, Method, Uri};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, any, get, post};
 use axum::{Json, Router};
 use bytes::Bytes;
 use serde_json::{Value, json};
 
-use crate::error::ApiError;
+use crate::error::{self, ApiError};
 use crate::log::RequestLog;
+use crate::options::{Api, Apis, Config, Quirks};
 use crate::store::ResponseStore;
-use crate::{chat, ids, responses, sse};
+use crate::{chat, ids, messages, responses, sse};
 
 /// Large enough for 128 tools and a long conversation; axum's default (2 MiB) is not.
 const BODY_LIMIT: usize = 64 * 1024 * 1024;
@@ -26,21 +27,56 @@ const BODY_LIMIT: usize = 64 * 1024 * 1024;
 pub struct App {
     pub log: RequestLog,
     pub store: ResponseStore,
+    /// Whose shapes the replies take.
+    pub quirks: Quirks,
+    /// The APIs whose endpoints answer; the others' answer 404.
+    pub apis: Apis,
 }
 
 impl App {
+    /// Every API, in the providers' documented shapes; requests recorded if `log`.
     pub fn new(log: bool) -> Self {
+        Self::with_config(Config {
+            log,
+            ..Config::default()
+        })
+    }
+
+    pub fn with_config(config: Config) -> Self {
         Self {
-            log: RequestLog::new(log),
+            log: RequestLog::new(config.log),
             store: ResponseStore::default(),
+            quirks: config.quirks,
+            apis: config.apis,
         }
     }
 }
 
 pub fn router(app: Arc<App>) -> Router {
+    let serving = |api: Api, handler: MethodRouter<Arc<App>>| {
+        if app.apis.serves(api) {
+            handler
+        } else {
+            any(not_served)
+        }
+    };
     Router::new()
-        .route("/v1/chat/completions", post(chat::handle))
-        .route("/v1/responses", post(responses::handle))
+        .route(
+            "/v1/chat/completions",
+            serving(Api::Chat, post(chat::handle)),
+        )
+        .route(
+            "/v1/responses",
+            serving(Api::Responses, post(responses::handle)),
+        )
+        .route(
+            "/v1/messages",
+            serving(Api::Messages, post(messages::handle)),
+        )
+        .route(
+            "/v1/messages/count_tokens",
+            serving(Api::Messages, post(messages::count_tokens)),
+        )
         .route("/v1/models", get(models))
         .route("/v1/echo", post(echo))
         .route("/v1/slow-stream", get(slow_stream))
@@ -61,6 +97,18 @@ pub fn with_request_id(mut response: Response) -> Response {
 
 async fn not_found(method: Method, uri: Uri) -> ApiError {
     ApiError::unknown_url(method.as_str(), uri.path())
+}
+
+/// An endpoint of an API left out of `--apis`: recorded like the others, so that a test sees the
+/// gateway try it, and answered as a server without it answers.
+async fn not_served(
+    State(app): State<Arc<App>>,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    app.log.record(uri.path(), &headers, &body);
+    error::not_served()
 }
 
 async fn models() -> Json<Value> {

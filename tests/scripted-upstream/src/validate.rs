@@ -8,11 +8,12 @@ use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 
-/// OpenAI's limit on the tools of one request.
+/// OpenAI's limit on the tools of one request (the Messages API is held to it too).
 pub const MAX_TOOLS: usize = 128;
 
+/// Which of OpenAI's APIs a check is made for: they spell some things differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
+pub enum OpenAi {
     Chat,
     Responses,
 }
@@ -38,7 +39,7 @@ pub fn request_object(body: &[u8]) -> Result<Map<String, Value>, ApiError> {
     }
 }
 
-/// Whether a tool name is one OpenAI accepts: `^[a-zA-Z0-9_-]{1,64}$`.
+/// Whether a tool name is one OpenAI (and Anthropic) accepts: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name
@@ -48,7 +49,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 
 /// Checks `tools` and returns the function tools' names in order, `None` when there is no
 /// `tools`. Tools of other types (Responses' built-in tools, Chat's custom tools) are passed over.
-pub fn tools(api: Api, tools: Option<&Value>) -> Result<Option<Vec<String>>, ApiError> {
+pub fn tools(api: OpenAi, tools: Option<&Value>) -> Result<Option<Vec<String>>, ApiError> {
     let tools = match tools {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Array(tools)) => tools,
@@ -65,7 +66,7 @@ pub fn tools(api: Api, tools: Option<&Value>) -> Result<Option<Vec<String>>, Api
     }
     // Chat Completions refuses an empty list (Responses takes one): a gateway that injects no
     // tools must leave `tools` out.
-    if api == Api::Chat && tools.is_empty() {
+    if api == OpenAi::Chat && tools.is_empty() {
         return Err(ApiError::invalid(
             "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.",
             Some("tools".into()),
@@ -86,12 +87,12 @@ pub fn tools(api: Api, tools: Option<&Value>) -> Result<Option<Vec<String>>, Api
             }
         }
         let (param, name) = match api {
-            Api::Chat => (
+            OpenAi::Chat => (
                 format!("tools[{i}].function.name"),
                 tool.get("function")
                     .and_then(|function| function.get("name")),
             ),
-            Api::Responses => (format!("tools[{i}].name"), tool.get("name")),
+            OpenAi::Responses => (format!("tools[{i}].name"), tool.get("name")),
         };
         match name {
             Some(Value::String(name)) if valid_tool_name(name) => names.push(name.clone()),
@@ -112,14 +113,14 @@ pub fn tools(api: Api, tools: Option<&Value>) -> Result<Option<Vec<String>>, Api
 
 /// Checks `tool_choice` (and, for Chat, `parallel_tool_calls`) against the tools.
 pub fn tool_choice(
-    api: Api,
+    api: OpenAi,
     request: &Map<String, Value>,
     names: Option<&[String]>,
 ) -> Result<(), ApiError> {
     let present = |key: &str| request.get(key).is_some_and(|value| !value.is_null());
     // Chat refuses both without tools: a gateway that strips the tools on its last round must
     // strip these with them.
-    if api == Api::Chat && names.is_none() {
+    if api == OpenAi::Chat && names.is_none() {
         for key in ["tool_choice", "parallel_tool_calls"] {
             if present(key) {
                 return Err(ApiError::invalid(
@@ -139,10 +140,10 @@ pub fn tool_choice(
         return Ok(());
     }
     let named = match api {
-        Api::Chat => choice
+        OpenAi::Chat => choice
             .get("function")
             .and_then(|function| function.get("name")),
-        Api::Responses => choice.get("name"),
+        OpenAi::Responses => choice.get("name"),
     }
     .and_then(Value::as_str);
     let known =
@@ -364,7 +365,7 @@ mod tests {
         assert!(valid_tool_name(&"x".repeat(64)));
 
         let many = Value::Array((0..129).map(|i| function_tool(&format!("t{i}"))).collect());
-        let error = tools(Api::Chat, Some(&many)).unwrap_err();
+        let error = tools(OpenAi::Chat, Some(&many)).unwrap_err();
         assert_eq!(
             error.message,
             "Invalid 'tools': array too long. Expected an array with maximum length 128, but got an array with length 129 instead."
@@ -372,7 +373,7 @@ mod tests {
         assert_eq!(error.param.as_deref(), Some("tools"));
 
         let bad = json!([function_tool("ok"), function_tool("not ok")]);
-        let error = tools(Api::Chat, Some(&bad)).unwrap_err();
+        let error = tools(OpenAi::Chat, Some(&bad)).unwrap_err();
         assert!(
             error
                 .message
@@ -381,20 +382,20 @@ mod tests {
         assert_eq!(error.param.as_deref(), Some("tools[1].function.name"));
 
         let responses = json!([{"type": "web_search"}, {"type": "function", "name": "a/b"}]);
-        let error = tools(Api::Responses, Some(&responses)).unwrap_err();
+        let error = tools(OpenAi::Responses, Some(&responses)).unwrap_err();
         assert_eq!(error.param.as_deref(), Some("tools[1].name"));
         let responses = json!([{"type": "web_search"}, {"type": "function", "name": "ab"}]);
         assert_eq!(
-            tools(Api::Responses, Some(&responses)).unwrap(),
+            tools(OpenAi::Responses, Some(&responses)).unwrap(),
             Some(vec!["ab".into()])
         );
 
-        assert!(tools(Api::Chat, Some(&json!([]))).is_err());
+        assert!(tools(OpenAi::Chat, Some(&json!([]))).is_err());
         assert_eq!(
-            tools(Api::Responses, Some(&json!([]))).unwrap(),
+            tools(OpenAi::Responses, Some(&json!([]))).unwrap(),
             Some(vec![])
         );
-        assert_eq!(tools(Api::Chat, None).unwrap(), None);
+        assert_eq!(tools(OpenAi::Chat, None).unwrap(), None);
     }
 
     #[test]
@@ -403,20 +404,20 @@ mod tests {
         let request = |choice: Value| json!({"tool_choice": choice}).as_object().unwrap().clone();
         let chat = request(json!({"type": "function", "function": {"name": "b"}}));
         assert!(
-            message(tool_choice(Api::Chat, &chat, Some(&names))).starts_with(
+            message(tool_choice(OpenAi::Chat, &chat, Some(&names))).starts_with(
                 "Invalid value for 'tool_choice': 'tool_choice' must be one of the tools in 'tools'"
             )
         );
         let chat = request(json!({"type": "function", "function": {"name": "a"}}));
-        assert!(tool_choice(Api::Chat, &chat, Some(&names)).is_ok());
-        assert!(tool_choice(Api::Chat, &request(json!("none")), Some(&names)).is_ok());
-        assert!(tool_choice(Api::Chat, &request(json!("none")), None).is_err());
+        assert!(tool_choice(OpenAi::Chat, &chat, Some(&names)).is_ok());
+        assert!(tool_choice(OpenAi::Chat, &request(json!("none")), Some(&names)).is_ok());
+        assert!(tool_choice(OpenAi::Chat, &request(json!("none")), None).is_err());
 
         let responses = request(json!({"type": "function", "name": "b"}));
-        assert!(tool_choice(Api::Responses, &responses, Some(&names)).is_err());
+        assert!(tool_choice(OpenAi::Responses, &responses, Some(&names)).is_err());
         let responses = request(json!({"type": "function", "name": "a"}));
-        assert!(tool_choice(Api::Responses, &responses, Some(&names)).is_ok());
-        assert!(tool_choice(Api::Responses, &request(json!("auto")), None).is_ok());
+        assert!(tool_choice(OpenAi::Responses, &responses, Some(&names)).is_ok());
+        assert!(tool_choice(OpenAi::Responses, &request(json!("auto")), None).is_ok());
     }
 
     fn assistant_calls(ids: &[&str]) -> Value {
