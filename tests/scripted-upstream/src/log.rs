@@ -1,5 +1,7 @@
-//! The request log: every POST to the model endpoints and to `/v1/echo`, as
-//! `{"path", "headers", "body"}`, kept so tests can check what the gateway sent.
+//! The request log: every POST to the model endpoints (those of the APIs `--apis` leaves out
+//! included, answered 404) and to `/v1/echo`, as `{"path", "headers", "body"}`, kept so tests can
+//! check what the gateway sent: which path, which key header (`authorization`, `x-api-key`), which
+//! body.
 //!
 //! Recording is a push under a short lock; the body is kept as the received bytes (shared, not
 //! copied) and parsed only when a test reads the log, so the benchmark's hot path stays cheap.

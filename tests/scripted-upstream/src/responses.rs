@@ -104,8 +104,8 @@ async fn respond(app: &App, body: &Bytes) -> Result<Response, ApiError> {
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;
     }
-    // Responses' `error` event would do for a mid-stream failure, but the gateway's tests of it
-    // are on Messages: the status is answered, as for any scripted error.
+    // Responses has an `error` event, but failing mid-stream is scripted for Messages only so far:
+    // here the status is answered, as for any scripted error.
     let reply = match plan.outcome {
         Outcome::Error(failure) => {
             return Ok((failure.status, Json(failure.openai_body())).into_response());

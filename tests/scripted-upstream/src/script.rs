@@ -330,7 +330,6 @@ pub fn plan(situation: &Situation, new_call_id: fn() -> String) -> Result<Plan, 
     let delay = Duration::from_millis(turn.delay_ms);
     let stream_gap = Duration::from_millis(turn.stream_delay_ms);
     let error = turn.error.take();
-    let play = |turn: Turn| reply(turn, situation, new_call_id);
     // An error turn stands for the provider failing, whatever the request asked for; its content
     // and calls only matter when it fails mid-stream.
     let outcome = match error {
@@ -338,7 +337,7 @@ pub fn plan(situation: &Situation, new_call_id: fn() -> String) -> Result<Plan, 
             let status = StatusCode::from_u16(error.status)
                 .map_err(|_| format!("Invalid SCRIPT: {} is not an HTTP status", error.status))?;
             let mid_stream = if error.mid_stream {
-                Some(play(turn)?)
+                Some(reply(turn, situation, new_call_id)?)
             } else {
                 None
             };
@@ -348,7 +347,7 @@ pub fn plan(situation: &Situation, new_call_id: fn() -> String) -> Result<Plan, 
                 mid_stream,
             })
         }
-        None => Outcome::Reply(play(turn)?),
+        None => Outcome::Reply(reply(turn, situation, new_call_id)?),
     };
     Ok(Plan {
         delay,

@@ -1,4 +1,4 @@
-//! Server-sent events: the framing both APIs use, and a body that hands each event to the
+//! Server-sent events: the framing the APIs use, and a body that hands each event to the
 //! connection as its own frame, so a client (the gateway) sees each delta as it is written.
 
 use std::convert::Infallible;
@@ -19,7 +19,7 @@ pub fn data(json: &Value) -> Bytes {
     Bytes::from(format!("data: {json}\n\n"))
 }
 
-/// `event: <type>\ndata: <json>\n\n` (Responses).
+/// `event: <type>\ndata: <json>\n\n` (Responses, Messages).
 pub fn named(event: &str, json: &Value) -> Bytes {
     Bytes::from(format!("event: {event}\ndata: {json}\n\n"))
 }
