@@ -140,15 +140,18 @@ refuses the connection or is not an MCP server).",
     Call(CallArgs),
     /// Serve an OpenAI-compatible endpoint that gives any client the tools of MCP servers.
     #[command(
-        long_about = "Serve an OpenAI-compatible endpoint (`POST /v1/chat/completions`, \
-`POST /v1/responses`, streamed and not) that adds the tools of MCP servers to every request, \
-converted for its API (strict where possible) and named `SERVER__TOOL`, and forwards it to the \
-upstream API. In execute mode (the default) the model's calls to those tools are run here and \
+        long_about = "Serve an endpoint for clients of OpenAI's and Anthropic's APIs \
+(`POST /v1/chat/completions`, `POST /v1/responses`, `POST /v1/messages`, streamed and not) that \
+adds the tools of MCP servers to every request, converted for the upstream's API (strict where \
+possible) and named `SERVER__TOOL`, and forwards it to the upstream. A client whose API the \
+upstream does not speak (a Responses or Messages client of a server that speaks only Chat \
+Completions) is served by translating both ways; the upstream's APIs are found out by asking, \
+or given with --upstream-api. In execute mode (the default) the model's calls to those tools are run here and \
 the upstream is asked again, up to --max-rounds requests, so the client gets one answer as if \
 the model had answered directly; calls to the client's own tools go back to the client. In \
 inject mode every call goes back to the client. Every other path is proxied unchanged; \
-`GET /healthz` tells the servers' health, `GET /v1/tools?target=chat|responses` the injected \
-tools.
+`GET /healthz` tells the servers' health, `GET /v1/tools?target=chat|responses|messages` the \
+injected tools.
 
 Servers come from --config (TOML; see the README's gateway section) and from --mcp (stdio: \
 `NAME=PROGRAM ARG...`, split at spaces) and --mcp-url (Streamable HTTP: `NAME=URL`); flags \
@@ -174,9 +177,14 @@ pub struct GatewayArgs {
     /// Where to listen [default: 127.0.0.1:8080]. Port 0 picks a free port.
     #[arg(long, value_name = "ADDRESS")]
     pub listen: Option<std::net::SocketAddr>,
-    /// The OpenAI-compatible API to forward to, with its version path, e.g. https://api.openai.com/v1.
+    /// The model server to forward to, with its version path, e.g. https://api.openai.com/v1
+    /// or http://localhost:8080/v1. Completes a --config file that names none.
     #[arg(long, value_name = "URL")]
     pub upstream: Option<String>,
+    /// An API the upstream speaks: `chat`, `responses` or `messages` (repeatable, or
+    /// comma-separated) [default: found out by asking the upstream].
+    #[arg(long = "upstream-api", value_name = "API", value_delimiter = ',')]
+    pub upstream_api: Vec<String>,
     /// An MCP server over stdio: `NAME=PROGRAM ARG...` (split at spaces). Repeatable.
     #[arg(long = "mcp", value_name = "NAME=COMMAND")]
     pub mcp: Vec<String>,

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use tooldef_gateway::{Config, GatewayBuilder, ServerConfig};
+use tooldef_gateway::{Api, Config, GatewayBuilder, ServerConfig};
 
 use crate::args::GatewayArgs;
 use crate::failure::Failure;
@@ -51,7 +51,8 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
                     crate::input::io_reason(&err)
                 ))
             })?;
-            Config::from_toml(&text)
+            // Checked once the flags are over it: `--upstream` completes a file that names none.
+            Config::read_toml(&text)
                 .map_err(|err| Failure::input(format!("{}: {err}", path.display())))?
         }
         None => Config::new(args.upstream.clone().ok_or_else(|| {
@@ -60,6 +61,19 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
     };
     if let Some(upstream) = &args.upstream {
         config.upstream.clone_from(upstream);
+    }
+    if !args.upstream_api.is_empty() {
+        config.upstream_apis = args
+            .upstream_api
+            .iter()
+            .map(|name| {
+                Api::from_name(name.trim()).ok_or_else(|| {
+                    Failure::input(format!(
+                        "--upstream-api `{name}`: the APIs are `chat`, `responses` and `messages`"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
     }
     if let Some(listen) = args.listen {
         config.listen = listen;

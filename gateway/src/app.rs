@@ -1,11 +1,12 @@
-//! The HTTP surface: the two APIs the gateway completes (each request with its telemetry), its
-//! own endpoints (`/healthz`, `/metrics`, `/v1/tools`), the client's key, and every other path
-//! proxied to the upstream unchanged.
+//! The HTTP surface: the three APIs the gateway completes (each request with its telemetry, one
+//! handler generic over the API), Messages' `count_tokens`, the gateway's own endpoints
+//! (`/healthz`, `/metrics`, `/v1/tools`), the client's key, and every other path proxied to the
+//! upstream unchanged.
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -15,17 +16,23 @@ use serde::Deserialize;
 use serde_json::json;
 use tooldef::Target;
 
+use crate::api::{Api, Chat, ClientApi, Messages, Responses};
 use crate::error::ApiError;
 use crate::gateway::Inner;
-use crate::telemetry::Api;
+use crate::rounds::ClientRequest;
 use crate::upstream::KEY_HEADER;
 
 type Shared = State<Arc<Inner>>;
 
 pub(crate) fn router(inner: Arc<Inner>) -> Router {
     let guarded = Router::new()
-        .route("/v1/chat/completions", post(chat))
-        .route("/v1/responses", post(responses))
+        .route(Api::Chat.path(), post(complete::<Chat>))
+        .route(Api::Responses.path(), post(complete::<Responses>))
+        .route(Api::Messages.path(), post(complete::<Messages>))
+        .route(
+            crate::api::COUNT_TOKENS_PATH,
+            post(crate::api::count_tokens),
+        )
         .route("/v1/tools", get(tools))
         .fallback(proxy)
         .layer(middleware::from_fn_with_state(inner.clone(), require_key));
@@ -46,6 +53,11 @@ async fn require_key(State(inner): Shared, request: Request, next: Next) -> Resp
             .get(KEY_HEADER)
             .and_then(|v| v.to_str().ok());
         if presented != Some(key.as_str()) {
+            let api = if request.uri().path().starts_with(Api::Messages.path()) {
+                Api::Messages
+            } else {
+                Api::Chat
+            };
             return ApiError {
                 status: StatusCode::UNAUTHORIZED,
                 message: format!(
@@ -56,23 +68,28 @@ async fn require_key(State(inner): Shared, request: Request, next: Next) -> Resp
                 param: None,
                 code: Some("invalid_gateway_key"),
             }
-            .into_response();
+            .answer(api);
         }
     }
     next.run(request).await
 }
 
-async fn chat(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let request = inner.telemetry.begin(Api::Chat, &headers, &body);
-    request
-        .serve(crate::chat::complete(inner, headers, body))
-        .await
-}
-
-async fn responses(State(inner): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let request = inner.telemetry.begin(Api::Responses, &headers, &body);
-    request
-        .serve(crate::responses::respond(inner, headers, body))
+/// One request of a client API, with its telemetry: read once (a body that is not a JSON object
+/// is refused in the API's own shape, and counted like any answer), then the rounds.
+async fn complete<A: ClientApi>(
+    State(inner): Shared,
+    headers: HeaderMap,
+    request: Result<ClientRequest<A>, Response>,
+) -> Response {
+    let body = request.as_ref().ok().map(|request| &request.body);
+    let begun = inner.telemetry.begin(A::API, &headers, body);
+    begun
+        .serve(async move {
+            match request {
+                Ok(request) => crate::rounds::serve::<A>(inner, headers, request.body).await,
+                Err(refusal) => refusal,
+            }
+        })
         .await
 }
 
@@ -105,16 +122,18 @@ struct ToolsQuery {
 /// The tools injected into requests of one API, exactly as they are sent.
 async fn tools(State(inner): Shared, Query(query): Query<ToolsQuery>) -> Response {
     let target = match query.target.as_deref().unwrap_or("chat") {
-        "chat" => Target::ChatCompletions,
-        "responses" => Target::Responses,
-        other => {
-            return ApiError::invalid(
-                format!("Unknown target `{other}`: the gateway injects tools for `chat` and `responses`."),
-                "unknown_target",
-            )
-            .param("target")
-            .into_response();
-        }
+        "anthropic" => Target::Anthropic,
+        name => match Api::from_name(name) {
+            Some(api) => api.target(),
+            None => {
+                return ApiError::invalid(
+                    format!("Unknown target `{name}`: the gateway injects tools for `chat`, `responses` and `messages` (`anthropic`)."),
+                    "unknown_target",
+                )
+                .param("target")
+                .into_response();
+            }
+        },
     };
     let catalog = inner.catalog();
     axum::Json(json!({

@@ -3,56 +3,100 @@
 //! (with 100 injected tools, copying them as JSON values was most of a request's cost).
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::gateway::Injection;
+use crate::injection::Injection;
 
-/// One upstream request.
+/// One upstream request, in the client's API.
 pub struct Outgoing<'a> {
     /// The client's request (for a round: without its conversation).
     pub request: &'a Map<String, Value>,
     /// The conversation of a round: its key (`messages` or `input`), the client's items and the
     /// rounds' additions.
     pub conversation: Option<(&'static str, &'a [Value], &'a [Value])>,
-    /// A `tool_choice` replacing the client's (`"auto"` after a forced first round, `"none"` in
-    /// the last).
-    pub tool_choice: Option<&'static str>,
+    /// A `tool_choice` replacing the client's (`auto` after a forced first round, `none` in the
+    /// last, `required` for a named one).
+    pub tool_choice: Option<Value>,
+    /// The one tool this round carries (a named `tool_choice`, said as `required`).
+    pub only: Option<&'a str>,
+    /// The name of one of the client's tools.
+    pub tool_name: fn(&Value) -> Option<&str>,
     /// The injected tools, after the client's own.
     pub injection: &'a Injection,
 }
 
+impl Outgoing<'_> {
+    /// The request without the injected tools, as a JSON object (for an upstream of another
+    /// API, which gets the request translated and the injected tools in its own form after).
+    pub fn without_injected(&self) -> Map<String, Value> {
+        let written = Written {
+            outgoing: self,
+            injected: false,
+        };
+        match serde_json::to_value(&written) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        }
+    }
+
+    /// Whether a tool of `name` goes in this round.
+    fn carries(&self, name: Option<&str>) -> bool {
+        self.only.is_none_or(|only| name == Some(only))
+    }
+
+    /// The injected tools this round carries, as the upstream's API writes them.
+    pub fn injected(&self) -> impl Iterator<Item = &RawValue> {
+        self.injection
+            .wire_tools()
+            .filter(|(name, _)| self.carries(Some(name)))
+            .map(|(_, raw)| raw)
+    }
+}
+
 impl Serialize for Outgoing<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Written {
+            outgoing: self,
+            injected: true,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// The request as written: with the injected tools, or without them.
+struct Written<'a, 'b> {
+    outgoing: &'b Outgoing<'a>,
+    injected: bool,
+}
+
+impl Serialize for Written<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let outgoing = self.outgoing;
+        let tools = Tools {
+            outgoing,
+            injected: self.injected && outgoing.injection.active,
+        };
         let mut map = serializer.serialize_map(None)?;
-        for (key, value) in self.request {
+        for (key, value) in outgoing.request {
             match key.as_str() {
-                "tools" => map.serialize_entry(
-                    key,
-                    &Tools {
-                        client: value.as_array().map_or(&[][..], Vec::as_slice),
-                        injection: self.injection,
-                    },
-                )?,
-                "tool_choice" if self.tool_choice.is_some() => {
-                    map.serialize_entry(key, &self.tool_choice)?;
+                "tools" => map.serialize_entry(key, &tools)?,
+                "tool_choice" if outgoing.tool_choice.is_some() => {
+                    map.serialize_entry(key, &outgoing.tool_choice)?;
                 }
                 _ => map.serialize_entry(key, value)?,
             }
         }
-        if !self.request.contains_key("tools") && self.injection.active {
-            map.serialize_entry(
-                "tools",
-                &Tools {
-                    client: &[],
-                    injection: self.injection,
-                },
-            )?;
+        if !outgoing.request.contains_key("tools") && tools.injected {
+            map.serialize_entry("tools", &tools)?;
         }
-        if let (Some(choice), false) = (self.tool_choice, self.request.contains_key("tool_choice"))
-        {
+        if let (Some(choice), false) = (
+            &outgoing.tool_choice,
+            outgoing.request.contains_key("tool_choice"),
+        ) {
             map.serialize_entry("tool_choice", choice)?;
         }
-        if let Some((key, client, added)) = self.conversation {
+        if let Some((key, client, added)) = outgoing.conversation {
             map.serialize_entry(key, &Chain(client, added))?;
         }
         map.end()
@@ -60,29 +104,28 @@ impl Serialize for Outgoing<'_> {
 }
 
 /// The client's tools, then the injected ones its own did not displace.
-struct Tools<'a> {
-    client: &'a [Value],
-    injection: &'a Injection,
+struct Tools<'a, 'b> {
+    outgoing: &'b Outgoing<'a>,
+    injected: bool,
 }
 
-impl Serialize for Tools<'_> {
+impl Serialize for Tools<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let outgoing = self.outgoing;
         let mut seq = serializer.serialize_seq(None)?;
-        for tool in self.client {
-            seq.serialize_element(tool)?;
-        }
-        if self.injection.active {
-            if let Some(discovery) = &self.injection.discovery {
-                seq.serialize_element(&discovery.definition)?;
+        let client = outgoing
+            .request
+            .get("tools")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for tool in client {
+            if outgoing.carries((outgoing.tool_name)(tool)) {
+                seq.serialize_element(tool)?;
             }
-            let injected = self.injection.injected();
-            let adhoc = self.injection.adhoc.iter().map(|adhoc| &adhoc.injected);
-            for injected in std::iter::once(injected).chain(adhoc) {
-                for (name, raw) in injected.names.iter().zip(&injected.raw) {
-                    if self.injection.sends(name) {
-                        seq.serialize_element(raw)?;
-                    }
-                }
+        }
+        if self.injected {
+            for raw in outgoing.injected() {
+                seq.serialize_element(raw)?;
             }
         }
         seq.end()

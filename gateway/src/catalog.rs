@@ -4,19 +4,14 @@
 //! source and original name. Rebuilt only when a source's tools change.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tooldef::calls::ToolCall;
 use tooldef::convert::{ConvertOptions, Converted, convert};
-use tooldef::{CallContext, Target, ToolSet};
+use tooldef::{Target, ToolSet};
 
-use crate::discovery::SEARCH_TOOL;
-use crate::gateway::Injection;
-use crate::servers::{CallOutcome, Server};
-use crate::telemetry;
+use crate::servers::Server;
 
 /// Where injected tools come from.
 pub enum Source {
@@ -83,18 +78,19 @@ pub struct Injected {
     pub routes: HashMap<String, Route>,
 }
 
-/// The injected tools for every API the gateway serves, as of one generation of the sources.
+/// The injected tools for every API the gateway serves, as of one generation of the sources:
+/// converted for a target the first time a request needs it.
 pub struct Catalog {
     /// The sources' generation it was built from.
     pub generation: u64,
-    /// For Chat Completions.
-    pub chat: Injected,
-    /// For the Responses API.
-    pub responses: Injected,
+    batch: Batch,
+    chat: OnceLock<Injected>,
+    responses: OnceLock<Injected>,
+    anthropic: OnceLock<Injected>,
 }
 
 impl Catalog {
-    /// Converts every source's tools.
+    /// Gathers every source's tools, to be converted per target.
     pub fn build(sources: &[Source], separator: &str, generation: u64) -> Catalog {
         let mut batch = Batch::default();
         for (index, source) in sources.iter().enumerate() {
@@ -108,17 +104,26 @@ impl Catalog {
         }
         Catalog {
             generation,
-            chat: batch.convert(Target::ChatCompletions),
-            responses: batch.convert(Target::Responses),
+            batch,
+            chat: OnceLock::new(),
+            responses: OnceLock::new(),
+            anthropic: OnceLock::new(),
         }
     }
 
-    /// The injected tools for `target` (Chat Completions or Responses).
+    /// The injected tools for `target` (Chat Completions, Responses or Anthropic; any other
+    /// target is given Chat Completions' tools), converted on first use.
     pub fn for_target(&self, target: Target) -> &Injected {
-        match target {
-            Target::Responses => &self.responses,
-            _ => &self.chat,
-        }
+        let (cell, target) = match target {
+            Target::Responses => (&self.responses, Target::Responses),
+            Target::Anthropic => (&self.anthropic, Target::Anthropic),
+            _ => (&self.chat, Target::ChatCompletions),
+        };
+        cell.get_or_init(|| {
+            let injected = self.batch.convert(target);
+            tracing::info!(target = %target, tools = injected.tools.len(), "injected tools converted");
+            injected
+        })
     }
 }
 
@@ -254,91 +259,6 @@ fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target)
     }
 }
 
-/// Runs as many of `calls` as `budget` still allows (the first ones, as [`execute`] does); each
-/// of the others gets an outcome saying it was not run, so that every call has its result.
-pub async fn execute_within(
-    budget: &mut crate::conversation::Budget,
-    sources: &[Source],
-    injection: &Injection,
-    calls: &[ToolCall],
-    tool_timeout: Duration,
-) -> Vec<CallOutcome> {
-    let allowed = budget.take(calls.len());
-    let mut outcomes = execute(sources, injection, &calls[..allowed], tool_timeout).await;
-    outcomes.extend((allowed..calls.len()).map(|_| CallOutcome::error(budget.not_run())));
-    outcomes
-}
-
-/// Runs calls to injected tools, all at once (a model that asks for several calls in one turn
-/// means them as parallel calls), each within its source's time limit. The outcomes are in the
-/// calls' order.
-async fn execute(
-    sources: &[Source],
-    injection: &Injection,
-    calls: &[ToolCall],
-    tool_timeout: Duration,
-) -> Vec<CallOutcome> {
-    let runs = calls.iter().map(|call| async move {
-        let started = Instant::now();
-        if let (Some(discovery), SEARCH_TOOL) = (&injection.discovery, call.name.as_str()) {
-            return discovery.answer(&call.arguments);
-        }
-        let tool = |route: &Route| route.converted.original_name.clone();
-        if let Some((adhoc, route)) = injection.adhoc_route(&call.name) {
-            // Its metrics' `server` is the origin, one of the configuration's: the label is the
-            // client's to choose, and would give the metrics as many series as clients like.
-            let run = adhoc.call(&route.converted, &call.arguments);
-            let outcome = telemetry::tool_call(&adhoc.origin, &tool(route), call, run).await;
-            log_call(&adhoc.label, route, call, started, &outcome);
-            return outcome;
-        }
-        let Some(route) = injection.injected().routes.get(&call.name) else {
-            return CallOutcome::error(format!("There is no tool named `{}`.", call.name));
-        };
-        let source = &sources[route.source];
-        let run = async {
-            match source {
-                Source::Mcp(server) => server.call(&route.converted, &call.arguments).await,
-                Source::Tools { set, .. } => {
-                    let context = CallContext::new().with_call_id(call.id.clone());
-                    let run = set.call_with(
-                        &route.converted.original_name,
-                        call.arguments.as_str(),
-                        context,
-                    );
-                    match tokio::time::timeout(tool_timeout, run).await {
-                        Ok(Ok(output)) => CallOutcome {
-                            output,
-                            is_error: false,
-                        },
-                        Ok(Err(err)) => CallOutcome::error(err.to_string()),
-                        Err(_) => {
-                            telemetry::timed_out();
-                            CallOutcome::abandoned(&call.name, tool_timeout)
-                        }
-                    }
-                }
-            }
-        };
-        let outcome = telemetry::tool_call(source.name(), &tool(route), call, run).await;
-        log_call(source.name(), route, call, started, &outcome);
-        outcome
-    });
-    futures_util::future::join_all(runs).await
-}
-
-/// One line per call: where it went and how it ended, never its arguments.
-fn log_call(source: &str, route: &Route, call: &ToolCall, started: Instant, outcome: &CallOutcome) {
-    tracing::info!(
-        source,
-        tool = %route.converted.original_name,
-        call_id = %call.id,
-        millis = started.elapsed().as_millis() as u64,
-        outcome = if outcome.is_error { "error" } else { "ok" },
-        "tool call"
-    );
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,7 +288,7 @@ mod tests {
         ];
         let catalog = Catalog::build(&sources, "_", 1);
         let names: Vec<&str> = catalog
-            .chat
+            .for_target(Target::ChatCompletions)
             .tools
             .iter()
             .map(|t| t["function"]["name"].as_str().unwrap())
@@ -390,20 +310,26 @@ mod tests {
             (1, "issues"),
             (2, "search.issues"),
         ]) {
-            let route = &catalog.chat.routes[*name];
+            let route = &catalog.for_target(Target::ChatCompletions).routes[*name];
             assert_eq!(
                 (route.source, route.converted.original_name.as_str()),
                 (source, original)
             );
         }
         // Strict where possible: the defaulted field is required and nullable, and restored.
-        assert_eq!(catalog.chat.tools[0]["function"]["strict"], true);
+        assert_eq!(
+            catalog.for_target(Target::ChatCompletions).tools[0]["function"]["strict"],
+            true
+        );
         let mut arguments = json!({"q": "x", "limit": null});
-        catalog.chat.routes[names[0]]
+        catalog.for_target(Target::ChatCompletions).routes[names[0]]
             .converted
             .restore_arguments(&mut arguments);
         assert_eq!(arguments, json!({"q": "x"}));
-        assert_eq!(catalog.responses.tools[0]["name"], "github_search_issues");
+        assert_eq!(
+            catalog.for_target(Target::Responses).tools[0]["name"],
+            "github_search_issues"
+        );
     }
 
     #[test]
@@ -417,7 +343,10 @@ mod tests {
             prefix.clear();
         }
         let catalog = Catalog::build(&[first, second], "__", 1);
-        assert_eq!(catalog.chat.tools.len(), 1);
-        assert_eq!(catalog.chat.routes["echo"].source, 0);
+        assert_eq!(catalog.for_target(Target::ChatCompletions).tools.len(), 1);
+        assert_eq!(
+            catalog.for_target(Target::ChatCompletions).routes["echo"].source,
+            0
+        );
     }
 }

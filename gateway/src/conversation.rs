@@ -1,18 +1,7 @@
-//! What Chat Completions and Responses conversations share in the gateway's loop: whether the
-//! client forced a tool, the bounds on the rounds, usage summed over rounds, and the rounds'
-//! texts made one answer.
+//! What every API's conversation shares in the gateway's loop: the bounds on the rounds, usage
+//! summed over rounds, and the rounds' texts made one answer.
 
 use serde_json::{Map, Value};
-
-/// Whether `tool_choice` forces a call (`"required"` or a named tool): it must not be sent
-/// again after the first round, or the model would call tools for ever.
-pub fn forces_a_call(tool_choice: Option<&Value>) -> bool {
-    match tool_choice {
-        Some(Value::String(choice)) => choice == "required",
-        Some(Value::Object(_)) => true,
-        _ => false,
-    }
-}
 
 /// The bound that made a round the last one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -231,23 +220,6 @@ impl Texts {
     }
 }
 
-/// The body of a request as a JSON object, or why not.
-pub fn request_object(body: &[u8]) -> Result<Map<String, Value>, crate::error::ApiError> {
-    match serde_json::from_slice::<Value>(body) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(crate::error::ApiError::invalid(
-            "The request body must be a JSON object.",
-            "invalid_json",
-        )),
-        Err(err) => Err(crate::error::ApiError::invalid(
-            format!(
-                "We could not parse the JSON body of your request ({err}). The gateway expects a JSON object, as the OpenAI API does."
-            ),
-            "invalid_json",
-        )),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,16 +240,6 @@ mod tests {
             sum,
             json!({"prompt_tokens": 30, "completion_tokens": 5, "details": {"cached_tokens": 1}})
         );
-    }
-
-    #[test]
-    fn forced_choices() {
-        assert!(forces_a_call(Some(&json!("required"))));
-        assert!(forces_a_call(Some(
-            &json!({"type": "function", "name": "x"})
-        )));
-        assert!(!forces_a_call(Some(&json!("auto"))));
-        assert!(!forces_a_call(None));
     }
 
     fn budget(

@@ -1,11 +1,14 @@
-//! Errors the gateway itself answers with, in OpenAI's shape
-//! (`{"error": {"message", "type", "param", "code"}}`), so that every OpenAI SDK raises the
-//! right exception and shows the message. Errors of the upstream are not these: they are passed
-//! through as they came.
+//! Errors the gateway itself answers with, in the shape of the client's API (OpenAI's
+//! `{"error": {"message", "type", "param", "code"}}`, Anthropic's `{"type": "error", "error":
+//! {"type", "message"}}`), so that every SDK raises the right exception and shows the message.
+//! Errors of the upstream are not these: they are passed through as they came (translated into
+//! the client's API's shape when the upstream speaks another).
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+
+use crate::api::Api;
+use crate::translate::ir::ErrorBody;
 
 /// An error answered by the gateway.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,26 +91,43 @@ impl ApiError {
             code: Some(code),
         }
     }
-
-    /// The error as a JSON body.
-    pub fn body(&self) -> serde_json::Value {
-        json!({"error": {
-            "message": self.message,
-            "type": self.kind,
-            "param": self.param,
-            "code": self.code,
-        }})
-    }
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
+impl ApiError {
+    /// The answer to a client of `api`, in its shape.
+    pub fn answer(self, api: Api) -> Response {
         tracing::info!(
             status = self.status.as_u16(),
             code = self.code,
             "{}",
             self.message
         );
-        (self.status, axum::Json(self.body())).into_response()
+        let body = crate::translate::write_error(api, &ErrorBody::from(self.clone()));
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// OpenAI's shape: the gateway's own endpoints (`/v1/tools`) and the OpenAI APIs.
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        self.answer(Api::Chat)
+    }
+}
+
+impl From<ApiError> for ErrorBody {
+    fn from(error: ApiError) -> ErrorBody {
+        ErrorBody {
+            message: error.message,
+            kind: error.kind.to_owned(),
+            code: error.code.map(str::to_owned),
+            param: error.param.map(str::to_owned),
+        }
+    }
+}
+
+impl ErrorBody {
+    /// The gateway's error about what the upstream sent.
+    pub fn upstream(message: impl Into<String>) -> ErrorBody {
+        ApiError::upstream(message).into()
     }
 }

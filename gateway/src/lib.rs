@@ -33,28 +33,35 @@
 #![deny(missing_docs)]
 
 mod adhoc;
+mod api;
 mod app;
 mod body;
 mod catalog;
-mod chat;
 mod config;
 mod conversation;
 mod discovery;
+mod disposition;
 mod error;
+mod execute;
 mod gateway;
+mod headers;
+mod injection;
+mod mcp_connector;
 mod mcp_items;
 mod mcp_tool;
 mod metrics;
 mod remote;
-mod responses;
+mod rounds;
 mod search;
 mod servers;
 mod sse;
 mod store;
 mod telemetry;
 mod trace_context;
+mod translate;
 mod upstream;
 
+pub use api::Api;
 pub use config::{Config, ConfigError, Mode, ServerConfig};
 pub use gateway::{Gateway, GatewayBuilder, StartError};
 pub use remote::{ConnectFailure, RemoteServer, parse_header};

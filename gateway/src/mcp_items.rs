@@ -12,18 +12,13 @@ use tooldef::calls::ToolCall;
 
 use crate::catalog::Source;
 use crate::error::ApiError;
-use crate::gateway::Injection;
+use crate::injection::Injection;
 use crate::mcp_tool::McpEntry;
 use crate::servers::CallOutcome;
-use crate::store::{Kept, Store};
+use crate::store::{Kept, Key, Store};
 
 const CALL_PREFIX: &str = "mcp_";
 const APPROVAL_PREFIX: &str = "mcpr_";
-
-/// The store's key for an approval request.
-pub fn approval_key(request_id: &str) -> String {
-    format!("approval:{request_id}")
-}
 
 /// The id of the `mcp_approval_request` item for a call.
 pub fn approval_id(call: &ToolCall) -> String {
@@ -382,7 +377,7 @@ pub async fn translate(
                         (call, label, tool)
                     }
                     None => match store
-                        .get(&approval_key(&request_id))
+                        .get(&Key::approval(&request_id))
                         .await
                         .map_err(|err| err.on_read())?
                         .as_deref()

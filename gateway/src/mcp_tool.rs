@@ -54,6 +54,8 @@ impl fmt::Debug for Remote {
 pub struct Allowed {
     /// These tools (by the server's own names); all when absent.
     pub names: Option<Vec<String>>,
+    /// Not these (Anthropic's `mcp_toolset` configs that disable a tool).
+    pub except: Vec<String>,
     /// Only tools whose annotations say `readOnlyHint: true`.
     pub read_only: bool,
 }
@@ -65,6 +67,7 @@ impl Allowed {
         self.names
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == name))
+            && !self.except.iter().any(|n| n == name)
             && (!self.read_only || read_only)
     }
 }
@@ -197,6 +200,7 @@ fn entry(tool: &Value) -> Result<McpEntry, ApiError> {
         None | Some(Value::Null) => None,
         Some(Value::Array(names)) => Some(Allowed {
             names: Some(names_of(names, &label, "allowed_tools")?),
+            except: Vec::new(),
             read_only: false,
         }),
         Some(Value::Object(filter)) => Some(Allowed {
@@ -207,6 +211,7 @@ fn entry(tool: &Value) -> Result<McpEntry, ApiError> {
                 }
                 Some(_) => return Err(not_names(&label, "allowed_tools.tool_names")),
             },
+            except: Vec::new(),
             read_only: match filter.get("read_only") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(read_only)) => *read_only,
@@ -223,8 +228,10 @@ fn entry(tool: &Value) -> Result<McpEntry, ApiError> {
             )));
         }
     };
+    // Without `require_approval`, every call waits for approval, as OpenAI's hosted tool has it:
+    // code written for OpenAI must not find the gateway running calls it meant to approve.
     let approval = match tool.get("require_approval") {
-        None | Some(Value::Null) => None,
+        None | Some(Value::Null) => Some(Approval::Always),
         Some(Value::String(word)) if word == "always" => Some(Approval::Always),
         Some(Value::String(word)) if word == "never" => Some(Approval::Never),
         Some(Value::Object(filter)) => {
@@ -317,6 +324,7 @@ mod tests {
                     remote: None,
                     allowed: Some(Allowed {
                         names: Some(vec!["git_status".into()]),
+                        except: Vec::new(),
                         read_only: false
                     }),
                     approval: Some(Approval::Never),
@@ -326,6 +334,7 @@ mod tests {
                     remote: None,
                     allowed: Some(Allowed {
                         names: None,
+                        except: Vec::new(),
                         read_only: true
                     }),
                     approval: Some(Approval::Filter {
@@ -362,12 +371,14 @@ mod tests {
     fn filters_and_approvals_say_what_they_let_through() {
         let read_only = Allowed {
             names: None,
+            except: Vec::new(),
             read_only: true,
         };
         assert!(read_only.admits("status", true));
         assert!(!read_only.admits("commit", false));
         let named = Allowed {
             names: Some(vec!["status".into()]),
+            except: vec!["log".into()],
             read_only: false,
         };
         assert!(named.admits("status", false));

@@ -48,9 +48,9 @@ impl Writer {
         self.send(frame(Some(name), data)).await
     }
 
-    /// Chat Completions' end of stream.
-    pub async fn done(&self) -> Result<(), Gone> {
-        self.send(Bytes::from_static(b"data: [DONE]\n\n")).await
+    /// `data: TEXT` that is not JSON (Chat Completions' end of stream, `[DONE]`).
+    pub async fn raw_data(&self, text: &str) -> Result<(), Gone> {
+        self.send(Bytes::from(format!("data: {text}\n\n"))).await
     }
 
     /// A comment line: ignored by clients, it keeps idle connections (and proxies) from timing

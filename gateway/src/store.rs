@@ -58,6 +58,26 @@ pub enum Kept {
         /// The `server_label`s whose `mcp_list_tools` the conversation has shown.
         listed: Vec<String>,
     },
+    /// A Messages turn that mixed calls, kept under each of the client's `tool_use` ids: the
+    /// assistant message as the model made it (every `tool_use`), the `tool_result` blocks of
+    /// its injected calls (which go first in the client's next user message), and the rounds
+    /// before it.
+    MessagesTurn {
+        /// The messages of the rounds before it.
+        earlier: Vec<Value>,
+        /// The assistant message exactly as the model produced it.
+        assistant: Value,
+        /// The `tool_result` blocks answering its injected calls.
+        results: Vec<Value>,
+    },
+    /// The conversation of a response the gateway made itself over an upstream that keeps
+    /// nothing (a Responses client over a Chat or Messages upstream), kept under the response's
+    /// id for a `previous_response_id` that names it.
+    Conversation {
+        /// Every message of it, the reply's included, in the gateway's own model of a
+        /// conversation.
+        messages: Vec<crate::translate::ir::Message>,
+    },
     /// A call shown to the client as an `mcp_approval_request`, kept under that item's id until
     /// an `mcp_approval_response` runs or refuses it (through `previous_response_id`, when the
     /// client does not send the request back).
@@ -228,6 +248,41 @@ impl KeptStore for Store {
     }
 }
 
+/// The keys things are kept under, each built here only.
+pub struct Key;
+
+impl Key {
+    /// A Chat Completions turn, under one of the client's call ids.
+    pub fn chat_call(id: &str) -> String {
+        format!("chat:{id}")
+    }
+
+    /// A Responses turn, under one of the client's `call_id`s.
+    pub fn responses_call(id: &str) -> String {
+        format!("call:{id}")
+    }
+
+    /// A Messages turn, under one of the client's `tool_use` ids.
+    pub fn messages_call(id: &str) -> String {
+        format!("msg:{id}")
+    }
+
+    /// What a response the client was shown stands for, under its id.
+    pub fn response(id: &str) -> String {
+        format!("resp:{id}")
+    }
+
+    /// A call waiting for an approval, under its `mcp_approval_request`'s id.
+    pub fn approval(id: &str) -> String {
+        format!("approval:{id}")
+    }
+
+    /// The conversation of a response the gateway made over an upstream that keeps nothing.
+    pub fn conversation(id: &str) -> String {
+        format!("conversation:{id}")
+    }
+}
+
 /// Where a conversation's turn in progress starts, from the positions of its last user message
 /// and of the model's last answer in words (an assistant message without calls): after the
 /// earlier of the two, so that its calls are those after the user last spoke, and those the model
@@ -244,7 +299,7 @@ pub fn in_progress(last_user: Option<usize>, last_answer: Option<usize>) -> Opti
 /// they went to the model as the client wrote them.
 pub fn unread_header() -> (http::HeaderName, http::HeaderValue) {
     (
-        http::HeaderName::from_static("x-tooldef-store"),
+        crate::headers::STORE,
         http::HeaderValue::from_static("unavailable"),
     )
 }
@@ -283,6 +338,21 @@ pub(crate) mod tests {
                 outputs: vec![
                     json!({"type": "function_call_output", "call_id": "b", "output": [{"type": "input_text", "text": "x"}, {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]}),
                 ],
+            },
+            Kept::MessagesTurn {
+                earlier: Vec::new(),
+                assistant: json!({"role": "assistant", "content": [{"type": "text", "text": "x"}, {"type": "tool_use", "id": "t1", "name": "s__t", "input": {"n": 1}}]}),
+                results: vec![
+                    json!({"type": "tool_result", "tool_use_id": "t1", "content": "ok", "is_error": false}),
+                ],
+            },
+            Kept::Conversation {
+                messages: vec![crate::translate::ir::Message {
+                    role: crate::translate::ir::Role::User,
+                    parts: vec![crate::translate::ir::Part::Text {
+                        text: "ünïcödé".to_owned(),
+                    }],
+                }],
             },
             Kept::Response {
                 last_id: "resp_2".to_owned(),

@@ -1047,12 +1047,17 @@ def _(api, stream, t):
         {"content": "time: {tool_results}"},
     ]
     choice = api.named_choice("example__get_server_time")
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tool_choice=choice)
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tool_choice=choice, tools=[lookup_order(api)])
     check(SERVER_TIME in reply.text, f"the answer lacks the server time: {short(reply.text)}")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 2, "requests the upstream received")
-    eq(entries[0]["body"].get("tool_choice"), choice, "tool_choice of round 1")
+    # A named choice goes as `required` with that tool alone, which every upstream takes
+    # (llama.cpp's server refuses a named one); the next round is `auto` with every tool.
+    eq(entries[0]["body"].get("tool_choice"), "required", "tool_choice of round 1")
+    eq(upstream_tool_names(api, entries[0]), ["example__get_server_time"], "the tools of round 1")
     eq(entries[1]["body"].get("tool_choice"), "auto", "tool_choice of round 2")
+    check({"lookup_order", "example__get_server_time"} <= set(upstream_tool_names(api, entries[1])),
+          "the tools of round 2: every tool again")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1895,10 +1900,14 @@ def _(t):
     gw = gateway("main")
     turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"content": "forced"}]
     choice = {"type": "mcp", "server_label": "example", "name": "get_server_time"}
-    response, _ = hosted(gw.client(), RESPONSES.start(t.marker, turns), False, tools=[mcp_example()], tool_choice=choice)
+    response, _ = hosted(gw.client(), RESPONSES.start(t.marker, turns), False, tools=[mcp_example(require_approval="never")],
+                         tool_choice=choice)
     eq([item.type for item in response.output], ["mcp_list_tools", "mcp_call", "message"], "the output items")
     eq([entry["body"].get("tool_choice") for entry in upstream_log(t.marker, RESPONSES.path)],
-       [{"type": "function", "name": "example__get_server_time"}, "auto"], "the tool_choice each round sent upstream")
+       ["required", "auto"], "the tool_choice each round sent upstream")
+    # Without `require_approval`, a call waits for approval, as OpenAI's hosted tool has it.
+    asked, _ = hosted(gw.client(), RESPONSES.start(t.marker + "-a", turns), False, tools=[mcp_example()], tool_choice=choice)
+    eq([item.type for item in asked.output], ["mcp_list_tools", "mcp_approval_request"], "the output items without require_approval")
     try:
         hosted(gw.client(), RESPONSES.start(t.marker + "-x", turns), False,
                tools=[mcp_example(allowed_tools=["sleep"])], tool_choice=choice)

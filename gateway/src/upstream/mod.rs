@@ -1,11 +1,18 @@
-//! The OpenAI-compatible API behind the gateway: requests forwarded with the client's own
-//! headers (its `Authorization` included, which goes here and nowhere else), answers read whole
-//! or as a stream.
+//! The model server behind the gateway: requests forwarded with the client's own headers (its
+//! `Authorization` included, which goes here and nowhere else), answers read whole or as a
+//! stream. Which APIs it speaks is `apis.rs`'s; a round sent in the upstream's API, translated
+//! when the client's is another, is `link.rs`'s.
+
+mod apis;
+mod lean;
+mod link;
+
+pub use apis::Apis;
+pub use link::{Link, Sent};
 
 use axum::body::Body;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
 use axum::response::Response;
-use bytes::Bytes;
 use tracing::Instrument;
 
 use crate::error::ApiError;
@@ -28,7 +35,7 @@ const NOT_FORWARDED: [&str; 11] = [
 ];
 
 /// The header clients present the gateway's own key in.
-pub const KEY_HEADER: &str = "x-tooldef-key";
+pub const KEY_HEADER: &str = crate::headers::KEY;
 
 /// The upstream API.
 pub struct Upstream {
@@ -37,11 +44,18 @@ pub struct Upstream {
     base: String,
     /// Sent as `Authorization: Bearer` when the client sends none.
     key: Option<String>,
+    /// The APIs it speaks.
+    pub apis: Apis,
 }
 
 impl Upstream {
-    /// An upstream at `base` (with its version path).
-    pub fn new(base: &str, key: Option<String>) -> Result<Upstream, String> {
+    /// An upstream at `base` (with its version path), speaking `apis` (found out by asking
+    /// when empty).
+    pub fn new(
+        base: &str,
+        key: Option<String>,
+        apis: &[crate::api::Api],
+    ) -> Result<Upstream, String> {
         let client = reqwest::Client::builder()
             .connect_timeout(std::time::Duration::from_secs(10))
             .pool_max_idle_per_host(256)
@@ -51,6 +65,7 @@ impl Upstream {
             client,
             base: base.trim_end_matches('/').to_owned(),
             key,
+            apis: Apis::new(apis),
         })
     }
 
@@ -176,17 +191,6 @@ pub fn passthrough(answer: reqwest::Response) -> Response {
         .unwrap_or_else(|_| Response::new(Body::empty()))
 }
 
-/// An upstream answer read whole (an error passed through as it came).
-pub fn whole(status: StatusCode, headers: &HeaderMap, body: Bytes) -> Response {
-    let mut response = Response::builder().status(status);
-    if let Some(out) = response.headers_mut() {
-        copy_answer_headers(headers, out);
-    }
-    response
-        .body(Body::from(body))
-        .unwrap_or_else(|_| Response::new(Body::empty()))
-}
-
 /// The upstream's answer headers that describe the answer, not the connection.
 pub fn copy_answer_headers(from: &HeaderMap, to: &mut HeaderMap) {
     for (name, value) in from {
@@ -238,7 +242,7 @@ mod tests {
 
     #[test]
     fn paths_join_the_base() {
-        let upstream = Upstream::new("http://h:1/v1/", None).unwrap();
+        let upstream = Upstream::new("http://h:1/v1/", None, &[]).unwrap();
         assert_eq!(
             upstream.url("/v1/chat/completions"),
             "http://h:1/v1/chat/completions"
@@ -246,7 +250,7 @@ mod tests {
         assert_eq!(upstream.url("/v1/models?x=1"), "http://h:1/v1/models?x=1");
         assert_eq!(upstream.url("/v1"), "http://h:1/v1");
         assert_eq!(upstream.url("/v10/x"), "http://h:1/v1/v10/x");
-        let openrouter = Upstream::new("https://openrouter.ai/api/v1", None).unwrap();
+        let openrouter = Upstream::new("https://openrouter.ai/api/v1", None, &[]).unwrap();
         assert_eq!(
             openrouter.url("/v1/models"),
             "https://openrouter.ai/api/v1/models"
@@ -255,7 +259,7 @@ mod tests {
 
     #[test]
     fn the_key_header_and_connection_headers_stay_here() {
-        let upstream = Upstream::new("http://h/v1", Some("sk-gw".into())).unwrap();
+        let upstream = Upstream::new("http://h/v1", Some("sk-gw".into()), &[]).unwrap();
         let mut client = HeaderMap::new();
         client.insert(KEY_HEADER, HeaderValue::from_static("secret"));
         client.insert("connection", HeaderValue::from_static("keep-alive"));

@@ -1,0 +1,437 @@
+//! The tools of one request: the injected ones it gets (chosen by its hosted-MCP entries, less
+//! those whose names the client's own tools take, those of servers that are down, and, beyond what
+//! one request carries, all but the pinned and found ones), and what each injected name stands
+//! for. Built once per request, before its first round.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use axum::http::{HeaderName, HeaderValue};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use tooldef::Target;
+
+use crate::adhoc::Adhoc;
+use crate::catalog::{Catalog, Injected, Route, Source};
+use crate::config::RequireApproval;
+use crate::discovery::{Discovery, SEARCH_TOOL};
+use crate::error::ApiError;
+use crate::gateway::Inner;
+use crate::mcp_tool::McpEntry;
+
+/// The tools of one request: what was injected, and the client's tools that won a name.
+pub(crate) struct Injection {
+    pub catalog: Arc<Catalog>,
+    pub target: Target,
+    /// Whether any tools were injected (not for `tool_choice: "none"`, nor without tools).
+    pub active: bool,
+    /// Whether the gateway runs calls (execute mode); in inject mode every call is the
+    /// client's.
+    pub runs: bool,
+    /// Injected names the client's own tools took.
+    pub conflicts: Vec<String>,
+    /// The injected tools this request gets when its `mcp` tools chose some; all otherwise.
+    pub offered: Option<HashSet<String>>,
+    /// Injected tools whose calls need approval: they go back to the client as its own calls.
+    pub approval: HashSet<String>,
+    /// The servers the request named by URL, connected for it.
+    pub adhoc: Vec<Arc<Adhoc>>,
+    /// When its tools are more than one request can carry: the pinned ones, and a search for
+    /// the others.
+    pub discovery: Option<Discovery>,
+    /// The sources (by position) whose tools this request would get but which are down: their
+    /// tools are not sent, and calls to them are answered "not running".
+    pub down: Vec<usize>,
+}
+
+impl Injection {
+    /// The injected tools for the request's API.
+    pub fn injected(&self) -> &Injected {
+        self.catalog.for_target(self.target)
+    }
+
+    /// Whether an injected tool is sent with this request: not displaced by a client's tool,
+    /// and chosen by its `mcp` tools if it has any (a server it named by URL, all of whose
+    /// admitted tools it gets, included).
+    pub fn offers(&self, name: &str) -> bool {
+        self.active && !self.conflicts.iter().any(|c| c == name) && self.chose(name)
+    }
+
+    /// Whether an injected tool is among those the request's `mcp` tools chose (all of them when
+    /// it has none), whether or not it is sent this time.
+    pub fn chose(&self, name: &str) -> bool {
+        self.offered
+            .as_ref()
+            .is_none_or(|offered| offered.contains(name))
+            || self.adhoc_route(name).is_some()
+    }
+
+    /// Whether a round's request carries the injected tool `name`: offered, and, when there
+    /// are too many to send, pinned or found.
+    pub fn sends(&self, name: &str) -> bool {
+        self.offers(name)
+            && !self.is_down(name)
+            && self
+                .discovery
+                .as_ref()
+                .is_none_or(|discovery| discovery.sends(name))
+    }
+
+    /// The injected tools a round carries, each with its name, in the upstream's API's form
+    /// (serialised once per catalog): the search tool first when there is one, then the
+    /// injected tools this request sends.
+    pub fn wire_tools(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        let search = self
+            .discovery
+            .iter()
+            .map(|discovery| (SEARCH_TOOL, &*discovery.definition));
+        let injected = std::iter::once(self.injected())
+            .chain(self.adhoc.iter().map(|adhoc| &adhoc.injected))
+            .flat_map(|injected| injected.names.iter().zip(&injected.raw))
+            .filter(|(name, _)| self.sends(name))
+            .map(|(name, raw)| (name.as_str(), &**raw));
+        search.chain(injected).filter(|_| self.active)
+    }
+
+    /// Whether an injected tool's server is down.
+    fn is_down(&self, name: &str) -> bool {
+        !self.down.is_empty()
+            && self
+                .injected()
+                .routes
+                .get(name)
+                .is_some_and(|route| self.down.contains(&route.source))
+    }
+
+    /// The headers that tell the client what became of its request's tools: which of its own
+    /// took an injected tool's name (`x-tooldef-conflicts`), and which servers were left out
+    /// because they are down (`x-tooldef-servers-down`).
+    pub fn headers(&self, sources: &[Source]) -> Vec<(HeaderName, HeaderValue)> {
+        let down: Vec<&str> = self.down.iter().map(|&i| sources[i].name()).collect();
+        [
+            (crate::headers::CONFLICTS, self.conflicts.join(", ")),
+            (crate::headers::SERVERS_DOWN, down.join(", ")),
+        ]
+        .into_iter()
+        .filter(|(_, value)| !value.is_empty())
+        .filter_map(|(name, value)| crate::headers::text(name, &value))
+        .collect()
+    }
+
+    /// For an injected tool, whether its calls need approval; `None` for any other name.
+    pub(crate) fn needs_approval(&self, name: &str) -> Option<bool> {
+        match self.adhoc_route(name) {
+            Some((adhoc, _)) => Some(adhoc.approval.contains(name)),
+            None if self.injected().routes.contains_key(name) => Some(self.approval.contains(name)),
+            None => None,
+        }
+    }
+
+    /// The server (its `server_label`: a configured source's name, or a request's own server's
+    /// label) and the tool's own name that an injected name stands for.
+    pub fn server_and_tool<'a>(
+        &'a self,
+        sources: &'a [Source],
+        name: &str,
+    ) -> Option<(&'a str, &'a str)> {
+        if let Some((adhoc, route)) = self.adhoc_route(name) {
+            return Some((&adhoc.label, &route.converted.original_name));
+        }
+        let route = self.injected().routes.get(name)?;
+        Some((sources[route.source].name(), &route.converted.original_name))
+    }
+
+    /// The injected name of a server's tool, as [`Injection::server_and_tool`] reads it back.
+    pub fn injected_name(&self, sources: &[Source], label: &str, tool: &str) -> Option<String> {
+        let routes = std::iter::once(self.injected())
+            .chain(self.adhoc.iter().map(|adhoc| &adhoc.injected))
+            .flat_map(|injected| injected.routes.keys());
+        routes
+            .into_iter()
+            .find(|name| self.server_and_tool(sources, name) == Some((label, tool)))
+            .cloned()
+    }
+
+    /// The server named by URL that gives the injected tool `name`, and its route.
+    pub fn adhoc_route(&self, name: &str) -> Option<(&Adhoc, &Route)> {
+        self.adhoc.iter().find_map(|adhoc| {
+            adhoc
+                .injected
+                .routes
+                .get(name)
+                .map(|route| (&**adhoc, route))
+        })
+    }
+}
+
+impl Inner {
+    /// Connects the servers a request's `mcp` entries name by URL. Their labels become their
+    /// tools' prefix, so a label must not be one of the gateway's own servers' names or prefixes.
+    pub async fn connect_remotes(
+        &self,
+        entries: &[McpEntry],
+        target: Target,
+    ) -> Result<Vec<Arc<Adhoc>>, ApiError> {
+        let mut connected = Vec::new();
+        for entry in entries {
+            let Some(remote) = &entry.remote else {
+                continue;
+            };
+            if self
+                .sources
+                .iter()
+                .any(|source| source.name() == entry.label || source.prefix() == entry.label)
+            {
+                return Err(ApiError::invalid(
+                    format!(
+                        "The `mcp` tool with `server_url` is labelled `{}`, which is the name of one of this gateway's own servers: give it another `server_label`.",
+                        entry.label
+                    ),
+                    "invalid_mcp_tool",
+                )
+                .param("tools"));
+            }
+            connected.push(Arc::new(
+                Adhoc::connect(&self.config, entry, remote, target).await?,
+            ));
+        }
+        Ok(connected)
+    }
+
+    /// The injected tools a request's `mcp` entries choose (`None`: no entries, all of them), and
+    /// those whose calls need approval: as the entry of its server says, or else as the server's
+    /// configuration does.
+    fn selection(
+        &self,
+        injected: &Injected,
+        entries: &[McpEntry],
+    ) -> (Option<HashSet<String>>, HashSet<String>) {
+        // The common request: no entries, and no server that asks first. Nothing to walk.
+        let asks = |source: &Source| match source {
+            Source::Mcp(server) => server.config.require_approval == RequireApproval::Always,
+            Source::Tools { .. } => false,
+        };
+        if entries.is_empty() && !self.sources.iter().any(asks) {
+            return (None, HashSet::new());
+        }
+        let mut offered = HashSet::new();
+        let mut approval = HashSet::new();
+        for (name, route) in &injected.routes {
+            let source = &self.sources[route.source];
+            let original = route.converted.original_name.as_str();
+            let entry = entries.iter().find(|entry| entry.label == source.name());
+            if !entries.is_empty() {
+                let chosen = entry.is_some_and(|entry| {
+                    entry
+                        .allowed
+                        .as_ref()
+                        .is_none_or(|allowed| allowed.admits(original, route.read_only))
+                });
+                if !chosen {
+                    continue;
+                }
+                offered.insert(name.clone());
+            }
+            let required = match entry.and_then(|entry| entry.approval.as_ref()) {
+                Some(approval) => approval.required(original),
+                None => asks(source),
+            };
+            if required {
+                approval.insert(name.clone());
+            }
+        }
+        ((!entries.is_empty()).then_some(offered), approval)
+    }
+
+    /// Which injected tools a request gets (written after the client's own by
+    /// [`Outgoing`](crate::body::Outgoing)): those of the servers its `mcp` tools name, as they
+    /// filter them, or all when it has none; but not those whose names the client's tools take,
+    /// and none for `tool_choice: "none"`; refuses more tools than the API takes.
+    pub fn inject(
+        &self,
+        target: Target,
+        request: &Map<String, Value>,
+        entries: &[McpEntry],
+        adhoc: Vec<Arc<Adhoc>>,
+    ) -> Result<Injection, ApiError> {
+        let catalog = self.catalog();
+        for entry in entries.iter().filter(|entry| entry.remote.is_none()) {
+            if !self
+                .sources
+                .iter()
+                .any(|source| source.name() == entry.label)
+            {
+                let labels: Vec<&str> = self.sources.iter().map(Source::name).collect();
+                return Err(ApiError::invalid(
+                    format!(
+                        "This gateway has no MCP server labelled `{}`: its servers are {}.",
+                        entry.label,
+                        labels.join(", ")
+                    ),
+                    "unknown_mcp_server",
+                )
+                .param("tools"));
+            }
+        }
+        let (offered, approval) = self.selection(catalog.for_target(target), entries);
+        let mut injection = Injection {
+            catalog: catalog.clone(),
+            target,
+            active: false,
+            runs: self.executes(),
+            conflicts: Vec::new(),
+            offered,
+            approval,
+            adhoc,
+            discovery: None,
+            down: Vec::new(),
+        };
+        if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
+            return Ok(injection);
+        }
+        let injected = catalog.for_target(target);
+        injection.down = self
+            .sources
+            .iter()
+            .enumerate()
+            .filter(|(_, source)| matches!(source, Source::Mcp(server) if !server.is_running()))
+            .filter(|(_, source)| {
+                entries.is_empty() || entries.iter().any(|entry| entry.label == source.name())
+            })
+            .map(|(i, _)| i)
+            .collect();
+        // Walked only when a server is down: the common request has none.
+        let left_out = if injection.down.is_empty() {
+            0
+        } else {
+            injected
+                .routes
+                .iter()
+                .filter(|(name, _)| injection.is_down(name) && injection.chose(name))
+                .count()
+        };
+        let offered = injection
+            .offered
+            .as_ref()
+            .map_or(injected.tools.len(), HashSet::len)
+            + injection
+                .adhoc
+                .iter()
+                .map(|adhoc| adhoc.injected.names.len())
+                .sum::<usize>()
+            - left_out;
+        if offered == 0 {
+            return Ok(injection);
+        }
+        let client: &[Value] = match request.get("tools") {
+            None | Some(Value::Null) => &[],
+            Some(Value::Array(tools)) => tools,
+            Some(_) => {
+                return Err(
+                    ApiError::invalid("`tools` must be an array.", "invalid_tools").param("tools"),
+                );
+            }
+        };
+        // The client's tools take their names: a Chat tool's `function.name`, a Responses
+        // tool's `name`.
+        let conflicts: Vec<String> = client
+            .iter()
+            .filter_map(|tool| {
+                tool.get("function")
+                    .and_then(|f| f.get("name"))
+                    .or_else(|| tool.get("name"))
+                    .and_then(Value::as_str)
+            })
+            .filter(|name| {
+                (injected.routes.contains_key(*name)
+                    && injection
+                        .offered
+                        .as_ref()
+                        .is_none_or(|offered| offered.contains(*name)))
+                    || injection.adhoc_route(name).is_some()
+            })
+            .map(str::to_owned)
+            .collect();
+        let total = client.len() + offered - conflicts.len();
+        if !conflicts.is_empty() {
+            tracing::warn!(
+                tools = %conflicts.join(", "),
+                "the client's own tools take these names: the injected ones are left out"
+            );
+        }
+        injection.active = true;
+        injection.conflicts = conflicts;
+        let limit = match (target.max_tools(), self.config.max_tools) {
+            (Some(api), Some(configured)) => Some(api.min(configured)),
+            (api, configured) => api.or(configured),
+        };
+        if let Some(limit) = limit.filter(|limit| total > *limit) {
+            injection.discovery = Some(self.discovery(&injection, client.len(), limit)?);
+        }
+        Ok(injection)
+    }
+
+    /// The search for a request whose tools are more than `limit`: its pinned tools are sent,
+    /// with the search tool, and as many found ones as there is room for.
+    fn discovery(
+        &self,
+        injection: &Injection,
+        client: usize,
+        limit: usize,
+    ) -> Result<Discovery, ApiError> {
+        let injected = std::iter::once(injection.injected())
+            .chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
+        let mut pinned = std::collections::HashSet::new();
+        let mut candidates = Vec::new();
+        for injected in injected {
+            for (name, tool) in injected.names.iter().zip(&injected.tools) {
+                if !injection.offers(name) || injection.is_down(name) {
+                    continue;
+                }
+                let server = injection
+                    .server_and_tool(&self.sources, name)
+                    .map(|(server, _)| server);
+                let pin = self
+                    .config
+                    .pinned
+                    .iter()
+                    .any(|pin| pin == name || Some(pin.as_str()) == server);
+                if pin {
+                    pinned.insert(name.clone());
+                } else {
+                    candidates.push((name.clone(), tool.clone()));
+                }
+            }
+        }
+        // The client's tools, the pinned ones, the search tool, and at least one found.
+        let fixed = client + pinned.len() + 1;
+        if fixed >= limit {
+            return Err(ApiError::invalid(
+                format!(
+                    "This request would carry {} tools ({client} of yours and {} injected by the \
+                     gateway), more than the {limit} one request may carry; the gateway finds \
+                     tools by search when there are too many, but your {client} and the {} it \
+                     pins leave no room for the search. Send fewer tools, or pin fewer \
+                     (`pinned` in the gateway's configuration).",
+                    client + pinned.len() + candidates.len(),
+                    pinned.len() + candidates.len(),
+                    pinned.len(),
+                ),
+                "too_many_tools",
+            )
+            .param("tools"));
+        }
+        tracing::info!(
+            pinned = pinned.len(),
+            searchable = candidates.len(),
+            limit,
+            "more tools than a request carries: sending the pinned ones and the search tool"
+        );
+        Ok(Discovery::new(
+            injection.target,
+            pinned,
+            candidates,
+            limit - fixed,
+        ))
+    }
+}
