@@ -7,9 +7,15 @@
 //!
 //! What one API cannot say is refused on the way ([`Refusal`]), never dropped.
 
+// Nothing calls the translation yet: the gateway's handlers will.
+#![allow(dead_code)]
+
 pub mod ir;
 
 mod chat;
+mod common;
+#[cfg(test)]
+mod fixtures;
 mod messages;
 mod responses;
 
@@ -188,12 +194,24 @@ impl Collector {
                 _ => reply.parts.push(ir::Part::Text { text: text.clone() }),
             },
             Delta::Reasoning(text) => match reply.parts.last_mut() {
-                Some(ir::Part::Reasoning { text: last, .. }) => last.push_str(text),
+                // A signed reasoning is whole: reasoning after it is another.
+                Some(ir::Part::Reasoning {
+                    text: last,
+                    signature: None,
+                }) => last.push_str(text),
                 _ => reply.parts.push(ir::Part::Reasoning {
                     text: text.clone(),
                     signature: None,
                 }),
             },
+            Delta::ReasoningSignature(signature) => {
+                if let Some(ir::Part::Reasoning {
+                    signature: last, ..
+                }) = reply.parts.last_mut()
+                {
+                    *last = Some(signature.clone());
+                }
+            }
             Delta::CallStart { id, name, .. } => reply.parts.push(ir::Part::Call(ir::Call {
                 id: id.clone(),
                 name: name.clone(),
