@@ -347,6 +347,7 @@ pub fn check_responses_events(events: &[Value]) -> Value {
                 built["status"] = status.clone();
             }
             assert_eq!(built, event["item"], "the item built from the deltas");
+            *item = built;
         }
     }
     assert_eq!(open, None, "every item is closed");

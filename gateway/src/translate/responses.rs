@@ -1862,3 +1862,784 @@ pub fn write_error_event(error: &ErrorBody) -> Value {
         "param": error.param,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::fixtures::{
+        self, call, check_responses_events, conversation, llama_responses_stream, masked, object,
+        read_all, text,
+    };
+    use super::super::ir::{
+        Delta, Finish, Message, Part, Reply, Request, ResponseFormat, Role, ToolChoice, ToolResult,
+        Usage,
+    };
+    use super::{
+        Reader, Writer, read_reply, read_request, write_error_event, write_reply, write_request,
+    };
+
+    /// The conversation of [`fixtures::conversation`], as a Responses client writes it.
+    fn conversation_json() -> Value {
+        json!({
+            "model": "m",
+            "instructions": "You are terse.",
+            "input": [
+                {"type": "message", "role": "user", "content": [
+                    {"type": "input_text", "text": "What is the weather in Paris and Rome? Here is a map."},
+                    {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo=", "detail": "auto"},
+                ]},
+                {"type": "message", "role": "assistant", "content": "Let me look."},
+                {"type": "function_call", "call_id": "call_1", "name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+                {"type": "function_call", "call_id": "call_2", "name": "get_weather", "arguments": "{\"city\":\"Rome\"}"},
+                {"type": "function_call_output", "call_id": "call_1", "output": "18°C"},
+                {"type": "function_call_output", "call_id": "call_2", "output": "24°C"},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Which is warmer?"}]},
+            ],
+            "tools": [{
+                "type": "function",
+                "name": "get_weather",
+                "description": "The weather in a city",
+                "parameters": {
+                    "type": "object",
+                    "properties": {"city": {"type": "string"}},
+                    "required": ["city"],
+                },
+                "strict": false,
+            }],
+            "tool_choice": "auto",
+            "max_output_tokens": 512,
+            "temperature": 0.5,
+            "user": "u-1",
+            "store": false,
+        })
+    }
+
+    #[test]
+    fn reads_the_conversation() {
+        let read = read_request(&object(conversation_json())).unwrap();
+        let expected = Request {
+            store: Some(false),
+            ..conversation()
+        };
+        assert_eq!(read, expected);
+    }
+
+    /// The exact request written for the conversation, as the Responses API has it.
+    #[test]
+    fn writes_the_conversation() {
+        let written = write_request(&conversation()).unwrap();
+        assert_eq!(Value::Object(written), conversation_json());
+    }
+
+    #[test]
+    fn a_request_read_and_written_is_the_same() {
+        let request = json!({
+            "model": "m",
+            "input": [
+                {"role": "user", "content": "Describe these."},
+                {"type": "message", "role": "user", "content": [
+                    {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "low"},
+                    {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"},
+                ]},
+                {"type": "function_call", "id": "fc_1", "call_id": "call_a", "name": "look", "arguments": "{}", "status": "completed"},
+                {"type": "function_call_output", "call_id": "call_a", "output": [
+                    {"type": "input_text", "text": "a cat"},
+                    {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "high"},
+                ]},
+                {"role": "developer", "content": "Be brief."},
+                {"type": "message", "role": "assistant", "id": "msg_1", "status": "completed", "content": [
+                    {"type": "output_text", "text": "A cat.", "annotations": []},
+                ]},
+            ],
+            "tools": [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}, "strict": true}],
+            "tool_choice": {"type": "function", "name": "look"},
+            "parallel_tool_calls": false,
+            "max_output_tokens": 100,
+            "top_p": 0.9,
+            "text": {"format": {"type": "json_schema", "name": "things", "description": "What they are", "schema": {"type": "object"}, "strict": true}},
+            "reasoning": {"effort": "low", "summary": "auto"},
+            "user": "u",
+            "metadata": {"tag": "x"},
+            "store": true,
+            "previous_response_id": "resp_0",
+            "stream": true,
+            "max_tool_calls": 3,
+            "include": [],
+            "background": false,
+            "truncation": "disabled",
+            "service_tier": null,
+        });
+        let read = read_request(&object(request)).unwrap();
+        let written = Value::Object(write_request(&read).unwrap());
+        assert_eq!(
+            written,
+            json!({
+                "model": "m",
+                "input": [
+                    // Two user messages in a row are two messages still.
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Describe these."}]},
+                    {"type": "message", "role": "user", "content": [
+                        {"type": "input_image", "image_url": "https://example.com/a.png", "detail": "low"},
+                        {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"},
+                    ]},
+                    {"type": "function_call", "call_id": "call_a", "name": "look", "arguments": "{}"},
+                    {"type": "function_call_output", "call_id": "call_a", "output": [
+                        {"type": "input_text", "text": "a cat"},
+                        {"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "high"},
+                    ]},
+                    {"type": "message", "role": "system", "content": "Be brief."},
+                    {"type": "message", "role": "assistant", "content": "A cat."},
+                ],
+                "tools": [{"type": "function", "name": "look", "parameters": {"type": "object", "properties": {}}, "strict": true}],
+                "tool_choice": {"type": "function", "name": "look"},
+                "parallel_tool_calls": false,
+                "max_output_tokens": 100,
+                "top_p": 0.9,
+                "text": {"format": {"type": "json_schema", "name": "things", "description": "What they are", "schema": {"type": "object"}, "strict": true}},
+                "reasoning": {"effort": "low"},
+                "user": "u",
+                "metadata": {"tag": "x"},
+                "store": true,
+                "previous_response_id": "resp_0",
+                "stream": true,
+            })
+        );
+    }
+
+    /// A reasoning item with words is reasoning; its encrypted copy is OpenAI's only; it is not
+    /// written back to a Responses upstream, which takes back only its own.
+    #[test]
+    fn reasoning_is_read_and_not_written_back() {
+        let request = json!({"input": [
+            {"role": "user", "content": "hi"},
+            {"type": "reasoning", "id": "rs_1", "summary": [
+                {"type": "summary_text", "text": "One."}, {"type": "summary_text", "text": "Two."},
+            ], "encrypted_content": "gAAAA"},
+            {"type": "reasoning", "id": "rs_2", "summary": [], "content": [{"type": "reasoning_text", "text": "Full."}]},
+            {"type": "reasoning", "id": "rs_3", "summary": []},
+            {"type": "message", "role": "assistant", "content": "Hello."},
+        ]});
+        let read = read_request(&object(request)).unwrap();
+        assert_eq!(
+            read.messages[1],
+            Message {
+                role: Role::Assistant,
+                parts: vec![
+                    Part::Reasoning {
+                        text: "One.\n\nTwo.".to_owned(),
+                        signature: None
+                    },
+                    Part::Reasoning {
+                        text: "Full.".to_owned(),
+                        signature: None
+                    },
+                    text("Hello."),
+                ],
+            }
+        );
+        let written = write_request(&read).unwrap();
+        assert_eq!(
+            written["input"][1],
+            json!({"type": "message", "role": "assistant", "content": "Hello."})
+        );
+        assert_eq!(written["input"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn a_string_input_is_a_user_message_and_tools_left_unsaid_are_not_strict() {
+        let read = read_request(&object(json!({"input": "hi", "tools": [
+            {"type": "function", "name": "f", "parameters": {"type": "object"}},
+        ]})))
+        .unwrap();
+        assert_eq!(
+            read.messages,
+            vec![Message {
+                role: Role::User,
+                parts: vec![text("hi")]
+            }]
+        );
+        assert_eq!(write_request(&read).unwrap()["tools"][0]["strict"], false);
+    }
+
+    /// Each refused thing names its field and says what to do.
+    #[test]
+    fn refusals_name_the_field_and_what_to_do() {
+        let web_search = "`tools[0]` is `web_search`, a built-in tool of OpenAI's; an upstream \
+            that speaks another API than Responses has no such tool: remove it, or point the \
+            gateway at an upstream that speaks the Responses API.";
+        let cases = [
+            (json!({"background": true}), "background", "Remove it"),
+            (
+                json!({"conversation": "conv_1"}),
+                "conversation",
+                "Responses API",
+            ),
+            (
+                json!({"prompt": {"id": "pmpt_1"}}),
+                "prompt",
+                "Responses API",
+            ),
+            (
+                json!({"include": ["reasoning.encrypted_content"]}),
+                "include",
+                "Remove it",
+            ),
+            (json!({"truncation": "auto"}), "truncation", "Remove it"),
+            (json!({"top_logprobs": 3}), "top_logprobs", "Remove it"),
+            (json!({"service_tier": "flex"}), "service_tier", "Remove it"),
+            (json!({"text": {"verbosity": "low"}}), "text", "Remove it"),
+            (json!({"sneaky": 1}), "request", "`sneaky`"),
+            (
+                json!({"max_output_tokens": -1}),
+                "max_output_tokens",
+                "`max_output_tokens`",
+            ),
+            (
+                json!({"tools": [{"type": "web_search"}]}),
+                "tools",
+                web_search,
+            ),
+            (
+                json!({"tools": [{"type": "code_interpreter", "container": {}}]}),
+                "tools",
+                "`code_interpreter`, a built-in tool",
+            ),
+            (
+                json!({"tools": [{"type": "custom", "name": "x"}]}),
+                "tools",
+                "`custom`, a built-in tool",
+            ),
+            (
+                json!({"tool_choice": {"type": "allowed_tools", "mode": "auto", "tools": []}}),
+                "tool_choice",
+                "`allowed_tools`",
+            ),
+            (
+                json!({"tool_choice": {"type": "file_search"}}),
+                "tool_choice",
+                "point the gateway",
+            ),
+            (
+                json!({"input": [{"type": "item_reference", "id": "msg_1"}]}),
+                "input",
+                "`item_reference`",
+            ),
+            (
+                json!({"input": [{"type": "web_search_call", "id": "ws_1"}]}),
+                "input",
+                "`web_search_call`",
+            ),
+            (
+                json!({"input": [{"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAA"}]}),
+                "input",
+                "encrypted",
+            ),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_image", "file_id": "file-1"}]}]}),
+                "input",
+                "`image_url`",
+            ),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "file-1"}]}]}),
+                "input",
+                "`file_data`",
+            ),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_file", "file_url": "https://x/a.pdf"}]}]}),
+                "input",
+                "`file_data`",
+            ),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_audio"}]}]}),
+                "input",
+                "transcript",
+            ),
+            (
+                json!({"input": [{"role": "tool", "content": "x"}]}),
+                "input",
+                "`tool`",
+            ),
+            (json!({"input": 5}), "input", "neither"),
+        ];
+        for (request, param, words) in cases {
+            let refusal = read_request(&object(request)).unwrap_err();
+            assert_eq!(refusal.param, param, "{refusal:?}");
+            assert!(refusal.message.contains(words), "{words}: {refusal:?}");
+        }
+        let refusal = write_request(&Request {
+            stop: vec!["END".to_owned()],
+            ..Request::default()
+        })
+        .unwrap_err();
+        assert_eq!(refusal.param, "stop");
+    }
+
+    /// The exact response written for a reply, as the openai SDK's `Response` has it.
+    #[test]
+    fn writes_a_reply() {
+        let written = masked(write_reply(&fixtures::reply(), &conversation()));
+        assert_eq!(
+            written,
+            json!({
+                "id": "resp_*",
+                "object": "response",
+                "created_at": 1_700_000_000,
+                "status": "completed",
+                "model": "m",
+                "output": [
+                    {"id": "rs_*", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Paris is cooler."}]},
+                    {"id": "msg_*", "type": "message", "status": "completed", "role": "assistant", "content": [
+                        {"type": "output_text", "text": "Rome is warmer.", "annotations": [], "logprobs": []},
+                    ]},
+                    {"id": "fc_*", "type": "function_call", "status": "completed", "call_id": "call_3", "name": "get_weather", "arguments": "{\"city\":\"Milan\"}"},
+                ],
+                "usage": {
+                    "input_tokens": 100,
+                    "input_tokens_details": {"cached_tokens": 40},
+                    "output_tokens": 20,
+                    "output_tokens_details": {"reasoning_tokens": 5},
+                    "total_tokens": 120,
+                },
+                "error": null,
+                "incomplete_details": null,
+                "instructions": "You are terse.",
+                "max_output_tokens": 512,
+                "metadata": {},
+                "parallel_tool_calls": true,
+                "previous_response_id": null,
+                "reasoning": {"effort": null, "summary": null},
+                "store": true,
+                "temperature": 0.5,
+                "text": {"format": {"type": "text"}},
+                "tool_choice": "auto",
+                "tools": [{
+                    "type": "function",
+                    "name": "get_weather",
+                    "description": "The weather in a city",
+                    "parameters": fixtures::weather_schema(),
+                    "strict": false,
+                }],
+                "top_p": null,
+                "truncation": "disabled",
+                "user": "u-1",
+            })
+        );
+        let read = read_reply(&write_reply(&fixtures::reply(), &conversation())).unwrap();
+        assert_eq!(read.parts, fixtures::reply().parts);
+        assert_eq!(read.finish, Finish::ToolCalls);
+        assert_eq!(read.usage, fixtures::reply().usage);
+    }
+
+    #[test]
+    fn a_cut_reply_is_incomplete() {
+        let reply = Reply {
+            finish: Finish::Length,
+            ..fixtures::reply()
+        };
+        let written = write_reply(&reply, &Request::default());
+        assert_eq!(written["status"], "incomplete");
+        assert_eq!(
+            written["incomplete_details"],
+            json!({"reason": "max_output_tokens"})
+        );
+        assert_eq!(read_reply(&written).unwrap().finish, Finish::Length);
+        let reply = Reply {
+            finish: Finish::ContentFilter,
+            ..fixtures::reply()
+        };
+        let written = write_reply(&reply, &Request::default());
+        assert_eq!(
+            written["incomplete_details"],
+            json!({"reason": "content_filter"})
+        );
+    }
+
+    #[test]
+    fn reads_a_reply() {
+        let reply = json!({
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1_741_476_542.5,
+            "status": "completed",
+            "model": "gpt",
+            "output": [
+                {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Think."}], "encrypted_content": "gAAA"},
+                {"id": "ws_1", "type": "web_search_call", "status": "completed"},
+                {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed", "content": [
+                    {"type": "output_text", "text": "Hello.", "annotations": []},
+                    {"type": "refusal", "refusal": "No."},
+                ]},
+                {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f", "arguments": "{}", "status": "completed"},
+            ],
+            "usage": {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15},
+        });
+        assert_eq!(
+            read_reply(&reply).unwrap(),
+            Reply {
+                id: "resp_1".to_owned(),
+                model: Some("gpt".to_owned()),
+                created: Some(1_741_476_542),
+                parts: vec![
+                    Part::Reasoning {
+                        text: "Think.".to_owned(),
+                        signature: None
+                    },
+                    text("Hello."),
+                    text("No."),
+                    Part::Call(super::super::ir::Call {
+                        id: "call_1".to_owned(),
+                        name: "f".to_owned(),
+                        arguments: "{}".to_owned(),
+                    }),
+                ],
+                finish: Finish::ToolCalls,
+                usage: Some(Usage {
+                    input: 10,
+                    output: 5,
+                    cached_input: None,
+                    reasoning: None
+                }),
+            }
+        );
+        let failed = json!({"id": "resp_1", "status": "failed", "output": [], "error": {"code": "server_error", "message": "boom"}});
+        assert_eq!(read_reply(&failed).unwrap_err(), "boom");
+        assert_eq!(
+            read_reply(&json!({"error": {"message": "nope"}})).unwrap_err(),
+            "nope"
+        );
+    }
+
+    #[test]
+    fn reads_llama_cpps_stream_without_indexes() {
+        let mut reader = Reader::default();
+        let deltas = read_all(|event| reader.read(event), &llama_responses_stream());
+        assert_eq!(
+            deltas,
+            vec![
+                Delta::Start {
+                    id: "resp_RH9".to_owned(),
+                    model: None,
+                    created: None
+                },
+                Delta::CallStart {
+                    index: 0,
+                    id: "call_k83".to_owned(),
+                    name: "get_weather".to_owned()
+                },
+                Delta::CallArguments {
+                    index: 0,
+                    delta: "{".to_owned()
+                },
+                Delta::Usage(Usage {
+                    input: 362,
+                    output: 14,
+                    cached_input: Some(361),
+                    reasoning: None
+                }),
+                Delta::Finish(Finish::ToolCalls),
+            ]
+        );
+    }
+
+    /// What deltas did not give, a `.done` or the final response gives; what they gave is not
+    /// given twice.
+    #[test]
+    fn whole_items_give_what_deltas_did_not() {
+        let mut reader = Reader::default();
+        let events = [
+            json!({"type": "response.created", "sequence_number": 0, "response": {"id": "resp_1", "model": "m", "created_at": 5}}),
+            json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "rs_1", "type": "reasoning", "summary": []}}),
+            json!({"type": "response.reasoning_summary_part.added", "output_index": 0, "item_id": "rs_1", "summary_index": 0}),
+            json!({"type": "response.reasoning_summary_text.delta", "output_index": 0, "item_id": "rs_1", "delta": "A"}),
+            json!({"type": "response.reasoning_summary_part.added", "output_index": 0, "item_id": "rs_1", "summary_index": 1}),
+            json!({"type": "response.reasoning_summary_text.delta", "output_index": 0, "item_id": "rs_1", "delta": "B"}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "rs_1", "type": "reasoning", "summary": [
+                {"type": "summary_text", "text": "A"}, {"type": "summary_text", "text": "B"},
+            ]}}),
+            json!({"type": "response.output_item.added", "output_index": 1, "item": {"id": "msg_1", "type": "message", "content": []}}),
+            json!({"type": "response.output_text.delta", "output_index": 1, "item_id": "msg_1", "content_index": 0, "delta": "Hel"}),
+            json!({"type": "response.output_text.done", "output_index": 1, "item_id": "msg_1", "content_index": 0, "text": "Hello"}),
+            json!({"type": "response.output_item.done", "output_index": 1, "item": {"id": "msg_1", "type": "message", "content": [{"type": "output_text", "text": "Hello"}]}}),
+            json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [
+                {"id": "rs_1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "A"}, {"type": "summary_text", "text": "B"}]},
+                {"id": "msg_1", "type": "message", "content": [{"type": "output_text", "text": "Hello"}]},
+                {"id": "fc_9", "type": "function_call", "call_id": "call_9", "name": "f", "arguments": "{}"},
+            ]}}),
+        ];
+        let deltas = read_all(|event| reader.read(event), &events);
+        assert_eq!(
+            deltas,
+            vec![
+                Delta::Start {
+                    id: "resp_1".to_owned(),
+                    model: Some("m".to_owned()),
+                    created: Some(5)
+                },
+                Delta::Reasoning("A".to_owned()),
+                Delta::Reasoning("\n\n".to_owned()),
+                Delta::Reasoning("B".to_owned()),
+                Delta::Text("Hel".to_owned()),
+                Delta::Text("lo".to_owned()),
+                Delta::CallStart {
+                    index: 0,
+                    id: "call_9".to_owned(),
+                    name: "f".to_owned()
+                },
+                Delta::CallArguments {
+                    index: 0,
+                    delta: "{}".to_owned()
+                },
+                Delta::Finish(Finish::ToolCalls),
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_errors_and_cut_streams() {
+        let mut reader = Reader::default();
+        let error = reader
+            .read(&json!({"type": "error", "code": "rate_limit_exceeded", "message": "slow down", "param": null}))
+            .unwrap_err();
+        assert_eq!(error.message, "slow down");
+        assert_eq!(error.code.as_deref(), Some("rate_limit_exceeded"));
+        let error = reader
+            .read(&json!({"type": "response.failed", "response": {"id": "r", "status": "failed", "error": {"code": "server_error", "message": "boom"}}}))
+            .unwrap_err();
+        assert_eq!(error.message, "boom");
+        let deltas = reader
+            .read(&json!({"type": "response.incomplete", "response": {"id": "r", "status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}}))
+            .unwrap();
+        assert_eq!(deltas.last(), Some(&Delta::Finish(Finish::Length)));
+        assert!(
+            reader
+                .read(&json!({"type": "response.something_new"}))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    /// The exact events written for a short stream of text.
+    #[test]
+    fn writes_the_events_of_a_text() {
+        let request = Request {
+            model: Some("m".to_owned()),
+            ..Request::default()
+        };
+        let mut writer = Writer::new(&request);
+        let mut events = Vec::new();
+        for delta in [
+            Delta::Start {
+                id: "chatcmpl-1".to_owned(),
+                model: None,
+                created: Some(9),
+            },
+            Delta::Text("Hi".to_owned()),
+            Delta::Text("!".to_owned()),
+            Delta::Finish(Finish::Stop),
+            Delta::Usage(Usage {
+                input: 3,
+                output: 2,
+                cached_input: None,
+                reasoning: None,
+            }),
+        ] {
+            events.extend(writer.write(delta));
+        }
+        events.extend(writer.finish());
+        let response = |status: &str, output: Value, usage: Value| {
+            json!({
+                "id": "resp_*", "object": "response", "created_at": 9, "status": status,
+                "model": "m", "output": output, "usage": usage, "error": null,
+                "incomplete_details": null, "instructions": null, "max_output_tokens": null,
+                "metadata": {}, "parallel_tool_calls": true, "previous_response_id": null,
+                "reasoning": {"effort": null, "summary": null}, "store": true,
+                "temperature": null, "text": {"format": {"type": "text"}}, "tool_choice": "auto",
+                "tools": [], "top_p": null, "truncation": "disabled", "user": null,
+            })
+        };
+        let part = |text: &str| json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []});
+        let item = |status: &str, content: Value| json!({"id": "msg_*", "type": "message", "status": status, "role": "assistant", "content": content});
+        let at = json!({"item_id": "msg_*", "output_index": 0, "content_index": 0});
+        let with = |kind: &str, number: u64, fields: Value| {
+            let mut event = json!({"type": kind});
+            for (key, value) in fields.as_object().unwrap() {
+                event[key] = value.clone();
+            }
+            event["sequence_number"] = json!(number);
+            event
+        };
+        let merged = |extra: Value| {
+            let mut fields = at.clone();
+            for (key, value) in extra.as_object().unwrap() {
+                fields[key] = value.clone();
+            }
+            fields
+        };
+        assert_eq!(
+            masked(Value::Array(events)),
+            json!([
+                with(
+                    "response.created",
+                    0,
+                    json!({"response": response("in_progress", json!([]), Value::Null)})
+                ),
+                with(
+                    "response.in_progress",
+                    1,
+                    json!({"response": response("in_progress", json!([]), Value::Null)})
+                ),
+                with(
+                    "response.output_item.added",
+                    2,
+                    json!({"output_index": 0, "item": item("in_progress", json!([]))})
+                ),
+                with(
+                    "response.content_part.added",
+                    3,
+                    merged(json!({"part": part("")}))
+                ),
+                with(
+                    "response.output_text.delta",
+                    4,
+                    merged(json!({"delta": "Hi", "logprobs": []}))
+                ),
+                with(
+                    "response.output_text.delta",
+                    5,
+                    merged(json!({"delta": "!", "logprobs": []}))
+                ),
+                with(
+                    "response.output_text.done",
+                    6,
+                    merged(json!({"text": "Hi!", "logprobs": []}))
+                ),
+                with(
+                    "response.content_part.done",
+                    7,
+                    merged(json!({"part": part("Hi!")}))
+                ),
+                with(
+                    "response.output_item.done",
+                    8,
+                    json!({"output_index": 0, "item": item("completed", json!([part("Hi!")]))})
+                ),
+                with(
+                    "response.completed",
+                    9,
+                    json!({"response": response(
+                        "completed",
+                        json!([item("completed", json!([part("Hi!")]))]),
+                        json!({"input_tokens": 3, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2, "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 5}),
+                    )})
+                ),
+            ])
+        );
+    }
+
+    /// Reasoning, text, calls, and text after a call (a new message): every item closed in
+    /// order, every event numbered.
+    #[test]
+    fn writes_items_in_a_valid_order() {
+        let mut writer = Writer::new(&conversation());
+        let mut events = Vec::new();
+        for delta in [
+            Delta::Reasoning("Hm".to_owned()),
+            Delta::Reasoning("m.".to_owned()),
+            Delta::Text("Let me look.".to_owned()),
+            Delta::CallStart {
+                index: 0,
+                id: "call_1".to_owned(),
+                name: "f".to_owned(),
+            },
+            Delta::CallArguments {
+                index: 0,
+                delta: "{\"a\":".to_owned(),
+            },
+            Delta::CallArguments {
+                index: 0,
+                delta: "1}".to_owned(),
+            },
+            Delta::CallStart {
+                index: 1,
+                id: "call_2".to_owned(),
+                name: "g".to_owned(),
+            },
+            Delta::Text("And more.".to_owned()),
+            Delta::Finish(Finish::ToolCalls),
+        ] {
+            events.extend(writer.write(delta));
+        }
+        events.extend(writer.finish());
+        let response = check_responses_events(&events);
+        let read = read_reply(&response).unwrap();
+        assert_eq!(
+            read.parts,
+            vec![
+                Part::Reasoning {
+                    text: "Hmm.".to_owned(),
+                    signature: None
+                },
+                text("Let me look."),
+                Part::Call(super::super::ir::Call {
+                    id: "call_1".to_owned(),
+                    name: "f".to_owned(),
+                    arguments: "{\"a\":1}".to_owned()
+                }),
+                Part::Call(super::super::ir::Call {
+                    id: "call_2".to_owned(),
+                    name: "g".to_owned(),
+                    arguments: String::new()
+                }),
+                text("And more."),
+            ]
+        );
+        assert_eq!(response["status"], "completed");
+        assert_eq!(response["instructions"], "You are terse.");
+    }
+
+    #[test]
+    fn an_error_event() {
+        let error = super::super::ir::ErrorBody {
+            message: "boom".to_owned(),
+            kind: "server_error".to_owned(),
+            code: None,
+            param: None,
+        };
+        assert_eq!(
+            write_error_event(&error),
+            json!({"type": "error", "code": "server_error", "message": "boom", "param": null})
+        );
+    }
+
+    #[test]
+    fn results_first_then_words_and_an_empty_output() {
+        let request = Request {
+            messages: vec![Message {
+                role: Role::User,
+                parts: vec![
+                    text("and?"),
+                    Part::Result(ToolResult {
+                        call_id: "a".to_owned(),
+                        content: vec![],
+                        is_error: true,
+                    }),
+                ],
+            }],
+            tool_choice: Some(ToolChoice::Required),
+            response_format: Some(ResponseFormat::JsonObject),
+            ..Request::default()
+        };
+        let written = write_request(&request).unwrap();
+        assert_eq!(
+            written["input"],
+            json!([
+                {"type": "function_call_output", "call_id": "a", "output": ""},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "and?"}]},
+            ])
+        );
+        assert_eq!(written["tool_choice"], "required");
+        assert_eq!(written["text"], json!({"format": {"type": "json_object"}}));
+        let _ = call;
+    }
+}
