@@ -6,9 +6,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::common::{
-    effective_finish, effort_of_budget, id_with_prefix, is_empty, misplaced, new_id, now, parse,
-    parse_reply, push_result, push_text, push_user, read_detail, system_text, unknown_field,
-    untranslatable,
+    effective_finish, effort_of_budget, id_with_prefix, is_empty, misplaced, new_id, now,
+    null_as_default, parse, parse_reply, push_result, push_text, push_user, read_detail,
+    system_text, unknown_field, untranslatable,
 };
 use super::ir::{
     Call, Delta, ErrorBody, Finish, Message, Part, Refusal, Reply, Request, ResponseFormat, Role,
@@ -211,7 +211,7 @@ struct ToolCall {
 #[derive(Deserialize)]
 struct FunctionCall {
     name: String,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     arguments: String,
 }
 
@@ -895,11 +895,11 @@ fn write_response_format(format: &ResponseFormat) -> Value {
 /// A whole reply.
 #[derive(Deserialize)]
 struct ChatReply {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     id: String,
     model: Option<String>,
     created: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     choices: Vec<Choice>,
     usage: Option<ChatUsage>,
 }
@@ -923,9 +923,9 @@ struct ReplyMessage {
 /// Usage, in a reply or the last chunk of a stream.
 #[derive(Deserialize)]
 struct ChatUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     prompt_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     completion_tokens: u64,
     prompt_tokens_details: Option<PromptDetails>,
     completion_tokens_details: Option<CompletionDetails>,
@@ -1098,20 +1098,20 @@ fn write_usage(usage: &Usage) -> Value {
 /// A chunk of a streamed reply.
 #[derive(Deserialize)]
 struct Chunk {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     id: String,
     model: Option<String>,
     created: Option<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     choices: Vec<ChunkChoice>,
     usage: Option<ChatUsage>,
 }
 
 #[derive(Deserialize)]
 struct ChunkChoice {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     index: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     delta: ChunkDelta,
     finish_reason: Option<String>,
 }
@@ -1127,7 +1127,7 @@ struct ChunkDelta {
 
 #[derive(Deserialize)]
 struct CallFragment {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     index: u64,
     id: Option<String>,
     function: Option<FunctionFragment>,
@@ -1873,6 +1873,36 @@ mod tests {
             }
         );
         assert!(reader.read(&json!({"choices": 3})).is_err());
+    }
+
+    /// Some servers write `null` for what is empty: it is read as empty.
+    #[test]
+    fn reads_nulls_as_empty() {
+        let mut reader = Reader::default();
+        let chunk = json!({
+            "id": null,
+            "choices": [{"index": null, "delta": null, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": null, "completion_tokens": 2, "prompt_tokens_details": null},
+        });
+        assert_eq!(
+            reader.read(&chunk).unwrap(),
+            vec![
+                Delta::Start {
+                    id: String::new(),
+                    model: None,
+                    created: None
+                },
+                Delta::Finish(Finish::Stop),
+                Delta::Usage(Usage {
+                    input: 0,
+                    output: 2,
+                    cached_input: None,
+                    reasoning: None
+                }),
+            ]
+        );
+        let reply = json!({"id": null, "choices": [{"message": {"content": null, "tool_calls": null}, "finish_reason": null}]});
+        assert_eq!(read_reply(&reply).unwrap().parts, vec![]);
     }
 
     /// The exact chunks written for a stream, as the Chat Completions API has them.

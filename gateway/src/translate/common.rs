@@ -291,3 +291,14 @@ pub(super) fn effort_of_budget(budget: u64) -> &'static str {
 pub(super) fn read_detail(detail: Option<String>) -> Option<String> {
     detail.filter(|detail| detail != "auto")
 }
+
+/// Deserializes a reply's field that some servers write `null` when it is empty, as its
+/// default (with `#[serde(default, deserialize_with = "null_as_default")]`): replies are read
+/// tolerantly.
+pub(super) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Option::unwrap_or_default)
+}

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 
 use super::common::{
     arguments_object, budget_of_effort, calls, data_url, effective_finish, id_with_prefix,
-    is_empty, misplaced, new_id, parse, parse_reply, push_text, split_data_url, system_text,
-    unknown_field, untranslatable,
+    is_empty, misplaced, new_id, null_as_default, parse, parse_reply, push_text, split_data_url,
+    system_text, unknown_field, untranslatable,
 };
 use super::ir::{
     Call, Delta, ErrorBody, Finish, Message, Part, Refusal, Reply, Request, ResponseFormat, Role,
@@ -869,10 +869,10 @@ fn write_tool_choice(request: &Request) -> Option<Value> {
 
 #[derive(Deserialize)]
 struct MessagesReply {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     id: String,
     model: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     content: Vec<Value>,
     stop_reason: Option<String>,
     usage: Option<MessagesUsage>,

@@ -8,8 +8,8 @@ use serde_json::{Map, Value, json};
 use super::chat::empty_schema;
 use super::common::{
     calls, effective_finish, effort_of_budget, id_with_prefix, is_empty, misplaced, new_id, now,
-    parse, parse_reply, push_result, push_text, push_user, read_detail, system_text, unknown_field,
-    untranslatable,
+    null_as_default, parse, parse_reply, push_result, push_text, push_user, read_detail,
+    system_text, unknown_field, untranslatable,
 };
 use super::ir::{
     Call, Delta, ErrorBody, Finish, Message, Part, Refusal, Reply, Request, ResponseFormat, Role,
@@ -607,7 +607,12 @@ fn read_text(value: &Value) -> Result<Option<ResponseFormat>, Refusal> {
         .as_deref()
         .is_some_and(|verbosity| verbosity != "medium")
     {
-        return Err(untranslatable("text", API, "asks for a verbosity"));
+        return Err(Refusal::new(
+            "text",
+            "`text.verbosity` asks for a verbosity other than the default, which an upstream \
+             that speaks another API cannot honour: remove it, or point the gateway at an \
+             upstream that speaks the Responses API.",
+        ));
     }
     let Some(format) = text.format else {
         return Ok(None);
@@ -882,12 +887,12 @@ fn write_format(format: &ResponseFormat) -> Value {
 /// A whole response, or the one in a stream's `response.*` event.
 #[derive(Deserialize)]
 struct Response {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     id: String,
     model: Option<String>,
     created_at: Option<Value>,
     status: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     output: Vec<Value>,
     usage: Option<ResponsesUsage>,
     incomplete_details: Option<IncompleteDetails>,
@@ -901,16 +906,16 @@ struct IncompleteDetails {
 
 #[derive(Deserialize)]
 struct ResponseError {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     message: String,
     code: Option<String>,
 }
 
 #[derive(Deserialize)]
 struct ResponsesUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     input_tokens: u64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     output_tokens: u64,
     input_tokens_details: Option<InputDetails>,
     output_tokens_details: Option<OutputDetails>,
@@ -946,8 +951,7 @@ impl Response {
     fn created(&self) -> Option<i64> {
         match &self.created_at {
             Some(Value::Number(number)) => number.as_i64().or_else(|| {
-                // Seconds since the epoch fit an `i64` whole; the fraction is dropped.
-                #[allow(clippy::cast_possible_truncation)]
+                // The fraction is dropped (`as` saturates: an absurd time cannot overflow).
                 number.as_f64().map(|seconds| seconds as i64)
             }),
             _ => None,
@@ -2088,7 +2092,7 @@ mod tests {
             (json!({"truncation": "auto"}), "truncation", "Remove it"),
             (json!({"top_logprobs": 3}), "top_logprobs", "Remove it"),
             (json!({"service_tier": "flex"}), "service_tier", "Remove it"),
-            (json!({"text": {"verbosity": "low"}}), "text", "Remove it"),
+            (json!({"text": {"verbosity": "low"}}), "text", "remove it"),
             (json!({"sneaky": 1}), "request", "`sneaky`"),
             (
                 json!({"max_output_tokens": -1}),
