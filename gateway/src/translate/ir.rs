@@ -35,6 +35,11 @@ pub struct Request {
     pub stop: Vec<String>,
     /// Whether the reply is streamed.
     pub stream: bool,
+    /// Chat's `stream_options.include_usage`: whether a streamed Chat reply ends with a chunk
+    /// that has no choices and the reply's usage. A Chat client that did not ask for it may read
+    /// `choices[0]` of every chunk, so it is written only when asked; the other APIs always
+    /// stream their usage, and every request to a Chat upstream asks for it.
+    pub include_usage: bool,
     /// The reply's format: Chat's `response_format`, Responses' `text.format`, Messages'
     /// `output_format` (structured outputs).
     pub response_format: Option<ResponseFormat>,
@@ -253,6 +258,9 @@ pub enum Delta {
     Text(String),
     /// More reasoning.
     Reasoning(String),
+    /// The signature of the reasoning just streamed (Messages' `signature_delta`, sent once the
+    /// thinking is whole): what Messages needs to take the reasoning back in a later turn.
+    ReasoningSignature(String),
     /// A call starts: the `index`-th of the reply (from 0), with its id and name.
     CallStart {
         /// Its place among the reply's calls.
