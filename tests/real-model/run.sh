@@ -3,7 +3,8 @@
 # llama.cpp's server (the xllamacpp wheel), with the mcp_server example as its MCP server and the
 # official openai, anthropic and OpenAI Agents SDKs as clients. See README.md beside this file.
 #
-#   bash tests/real-model/run.sh [--tooldef BIN] [--mcp-server BIN] [--direct] [-k TEXT]... [--repeat N] [--list]
+#   bash tests/real-model/run.sh [--tooldef BIN] [--mcp-server BIN] [--direct] [-k TEXT]... [--only NAME]...
+#                                [--repeat N] [--list]
 #
 # --tooldef and --mcp-server default to target/debug/tooldef and target/debug/examples/mcp_server
 # (CARGO_TARGET_DIR is honoured); nothing is built here. --direct sends each scenario's requests
