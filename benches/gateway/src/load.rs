@@ -1,5 +1,5 @@
-//! The load: the four kinds of request the benchmark sends (Chat Completions and Responses,
-//! whole and streamed), each one's body, and sending many of them at a given concurrency over
+//! The load: the six kinds of request the benchmark sends (Chat Completions, Responses and
+//! Messages, whole and streamed), each one's body, and sending many of them at a given concurrency over
 //! kept-alive connections, timing each until its whole answer (the whole stream) is read.
 
 use std::sync::Arc;
@@ -26,21 +26,44 @@ const USER: &str = "Our CI has been failing on the main branch since yesterday a
 /// The model the scripted upstream plays.
 const MODEL: &str = "scripted-1";
 
-/// One of the four kinds of request.
+/// One of the six kinds of request.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Kind {
     Chat,
     ChatStream,
     Responses,
     ResponsesStream,
+    Messages,
+    MessagesStream,
+}
+
+/// The API of a kind of request.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Api {
+    Chat,
+    Responses,
+    Messages,
+}
+
+impl Api {
+    /// Its name in the gateway's `/v1/tools?target=`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Api::Chat => "chat",
+            Api::Responses => "responses",
+            Api::Messages => "messages",
+        }
+    }
 }
 
 impl Kind {
-    pub const ALL: [Kind; 4] = [
+    pub const ALL: [Kind; 6] = [
         Kind::Chat,
         Kind::ChatStream,
         Kind::Responses,
         Kind::ResponsesStream,
+        Kind::Messages,
+        Kind::MessagesStream,
     ];
 
     pub fn label(self) -> &'static str {
@@ -49,35 +72,54 @@ impl Kind {
             Kind::ChatStream => "Chat Completions, streamed",
             Kind::Responses => "Responses",
             Kind::ResponsesStream => "Responses, streamed",
+            Kind::Messages => "Messages",
+            Kind::MessagesStream => "Messages, streamed",
         }
     }
 
-    /// Chat Completions, streamed or not.
-    pub fn is_chat(self) -> bool {
-        matches!(self, Kind::Chat | Kind::ChatStream)
+    /// Its API.
+    pub fn api(self) -> Api {
+        match self {
+            Kind::Chat | Kind::ChatStream => Api::Chat,
+            Kind::Responses | Kind::ResponsesStream => Api::Responses,
+            Kind::Messages | Kind::MessagesStream => Api::Messages,
+        }
     }
 
     fn streams(self) -> bool {
-        matches!(self, Kind::ChatStream | Kind::ResponsesStream)
+        matches!(
+            self,
+            Kind::ChatStream | Kind::ResponsesStream | Kind::MessagesStream
+        )
     }
 
     /// Below the base URL (which ends in `/v1`).
     pub fn path(self) -> &'static str {
-        if self.is_chat() {
-            "/chat/completions"
-        } else {
-            "/responses"
+        match self.api() {
+            Api::Chat => "/chat/completions",
+            Api::Responses => "/responses",
+            Api::Messages => "/messages",
         }
     }
 
     /// The request, with `tools` when given (the tools the gateway would inject).
     pub fn body(self, tools: Option<&[Value]>) -> Bytes {
-        // The same conversation; Chat calls it `messages`, Responses `input`.
+        // The same conversation; Chat calls it `messages`, Responses `input`, and Messages has
+        // its system prompt apart and a `max_tokens` it requires.
         let mut body = json!({"model": MODEL, "temperature": 0.2});
-        body[if self.is_chat() { "messages" } else { "input" }] = json!([
+        let conversation = json!([
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": USER},
         ]);
+        match self.api() {
+            Api::Chat => body["messages"] = conversation,
+            Api::Responses => body["input"] = conversation,
+            Api::Messages => {
+                body["system"] = json!(SYSTEM);
+                body["max_tokens"] = json!(1024);
+                body["messages"] = json!([{"role": "user", "content": USER}]);
+            }
+        }
         if self.streams() {
             body["stream"] = json!(true);
         }
@@ -90,9 +132,10 @@ impl Kind {
     /// Whether a whole answer's text is the scripted "ok" answer of this kind.
     pub fn answered(self, text: &str) -> bool {
         let end = match self {
-            Kind::Chat | Kind::Responses => "",
+            Kind::Chat | Kind::Responses | Kind::Messages => "",
             Kind::ChatStream => "data: [DONE]",
             Kind::ResponsesStream => "response.completed",
+            Kind::MessagesStream => "message_stop",
         };
         // Streamed or not, the text "ok" comes whole in one string (one delta, or the answer).
         text.contains("\"ok\"") && text.contains(end)

@@ -3,8 +3,8 @@
 //! It starts `scripted-upstream` and `tooldef gateway` (found next to this program, in
 //! `target/release`), the gateway injecting the first 100 tools of the github-mcp-server corpus
 //! from `corpus-mcp-server`; then it sends the same request (a system and a user message, model
-//! `scripted-1`, which the upstream answers "ok") of each of four kinds (Chat Completions and
-//! Responses, whole and streamed) to three places, in alternating blocks so that the machine's
+//! `scripted-1`, which the upstream answers "ok") of each of six kinds (Chat Completions,
+//! Responses and Messages, whole and streamed) to three places, in alternating blocks so that the machine's
 //! drift falls on all alike:
 //!
 //! - *direct*: the upstream itself;
@@ -292,7 +292,7 @@ async fn injected_tools(
 
 /// What a place's requests of each kind are.
 struct Place {
-    requests: [Request; 4],
+    requests: [Request; 6],
 }
 
 impl Place {
@@ -318,8 +318,12 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     for server in health["servers"].as_array().into_iter().flatten() {
         eprintln!("gateway-bench: MCP server {server}");
     }
-    let chat_tools = injected_tools(&client, servers, "chat", options.tools).await?;
-    let responses_tools = injected_tools(&client, servers, "responses", options.tools).await?;
+    let chat_tools =
+        injected_tools(&client, servers, load::Api::Chat.name(), options.tools).await?;
+    let responses_tools =
+        injected_tools(&client, servers, load::Api::Responses.name(), options.tools).await?;
+    let messages_tools =
+        injected_tools(&client, servers, load::Api::Messages.name(), options.tools).await?;
     let startup = procs::memory_kib(servers.gateway.pid())?;
     if let Some(count) = options.conversations {
         let tools = [chat_tools.as_slice(), responses_tools.as_slice()];
@@ -329,10 +333,10 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     let place = |base: &str, with_tools: bool| Place {
         requests: Kind::ALL.map(|kind| Request {
             url: format!("{base}{}", kind.path()),
-            body: kind.body(with_tools.then_some(if kind.is_chat() {
-                chat_tools.as_slice()
-            } else {
-                responses_tools.as_slice()
+            body: kind.body(with_tools.then_some(match kind.api() {
+                load::Api::Chat => chat_tools.as_slice(),
+                load::Api::Responses => responses_tools.as_slice(),
+                load::Api::Messages => messages_tools.as_slice(),
             })),
         }),
     };
@@ -354,15 +358,17 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
         }
     }
     eprintln!(
-        "gateway-bench: request bodies {} bytes (Chat) and {} bytes (Responses); with the {} tools {} and {} bytes",
+        "gateway-bench: request bodies {} bytes (Chat), {} (Responses) and {} (Messages); with the {} tools {}, {} and {} bytes",
         places[DIRECT].of(Kind::Chat).body.len(),
         places[DIRECT].of(Kind::Responses).body.len(),
+        places[DIRECT].of(Kind::Messages).body.len(),
         options.tools,
         places[WITH_TOOLS].of(Kind::Chat).body.len(),
         places[WITH_TOOLS].of(Kind::Responses).body.len(),
+        places[WITH_TOOLS].of(Kind::Messages).body.len(),
     );
 
-    // Memory first, from a fresh gateway: a mix of the four kinds.
+    // Memory first, from a fresh gateway: a mix of the six kinds.
     let gateway_pid = servers.gateway.pid();
     let mixed: Vec<Request> = Kind::ALL
         .iter()
@@ -661,7 +667,7 @@ fn print_memory(
 ) {
     println!();
     println!(
-        "The gateway's memory, a mix of the four kinds, {} in flight:",
+        "The gateway's memory, a mix of the six kinds, {} in flight:",
         options.concurrency
     );
     println!();
