@@ -823,3 +823,61 @@ fn lint_verbose_lists_every_change_under_its_verdict() {
     assert!(changes.len() >= 4, "{verbose:#?}");
     assert!(verbose[2..2 + changes.len()] == changes[..], "{verbose:#?}");
 }
+
+/// `--upstream` completes a configuration file that names none (the file alone is refused with
+/// a message that says how); a wrong `--upstream-api` is named.
+#[test]
+fn the_command_line_completes_a_gateway_configuration() {
+    let dir = std::env::temp_dir().join(format!("tooldef-gateway-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gateway.toml");
+    std::fs::write(&file, "listen = \"127.0.0.1:0\"\nmax_rounds = 3\n").unwrap();
+    let file = file.to_str().unwrap();
+
+    let alone = tooldef(&["gateway", "--config", file], None);
+    assert_ne!(status(&alone), 0);
+    assert!(
+        stderr(&alone).contains("no upstream") && stderr(&alone).contains("--upstream"),
+        "{}",
+        stderr(&alone)
+    );
+
+    let wrong = tooldef(
+        &[
+            "gateway",
+            "--config",
+            file,
+            "--upstream",
+            "http://127.0.0.1:9/v1",
+            "--upstream-api",
+            "chat,grpc",
+        ],
+        None,
+    );
+    assert_ne!(status(&wrong), 0);
+    assert!(stderr(&wrong).contains("`grpc`"), "{}", stderr(&wrong));
+
+    // Completed, it starts: it says where it listens, and stops on SIGTERM.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tooldef"))
+        .args([
+            "gateway",
+            "--config",
+            file,
+            "--upstream",
+            "http://127.0.0.1:9/v1",
+            "--upstream-api",
+            "chat",
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+    let listening = lines.find_map(|line| {
+        line.ok()
+            .filter(|line| line.contains("listening on http://"))
+    });
+    // SAFETY: a plain signal to the child this test started, still running.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let _ = child.wait();
+    assert!(listening.is_some(), "the gateway did not start");
+}
