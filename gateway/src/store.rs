@@ -295,6 +295,26 @@ pub fn in_progress(last_user: Option<usize>, last_answer: Option<usize>) -> Opti
         .map(|(user, answer)| user.min(answer))
 }
 
+/// The keys of a conversation's calls (`key` of each id `ids` finds in an item), and whether any
+/// is of the turn in progress, the one after `since` (see [`in_progress`]): the follow-up the
+/// store is for, which cannot go on without it.
+pub fn call_keys<'a, I: Iterator<Item = &'a str>>(
+    items: &'a [Value],
+    since: Option<usize>,
+    ids: impl Fn(&'a Value) -> I,
+    key: fn(&str) -> String,
+) -> (Vec<String>, bool) {
+    let mut keys = Vec::new();
+    let mut latest = false;
+    for (i, item) in items.iter().enumerate() {
+        for id in ids(item) {
+            keys.push(key(id));
+            latest |= since.is_none_or(|since| i > since);
+        }
+    }
+    (keys, latest)
+}
+
 /// The header of an answer to a request whose earlier turns could not be read from the store:
 /// they went to the model as the client wrote them.
 pub fn unread_header() -> (http::HeaderName, http::HeaderValue) {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 use tooldef::calls::{ChatCallAccumulator, ToolCall, chat_tool_calls, chat_tool_message};
 
-use super::{AfterCalls, Api, Choice, ClientApi, Event, Failure, Names, Prepare, StreamFace};
+use super::{AfterCalls, Api, ClientApi, Event, Failure, Names, Prepare, StreamFace};
 use crate::conversation::{Texts, add_usage};
 use crate::disposition::Disposition;
 use crate::error::ApiError;
@@ -133,15 +133,7 @@ impl ClientApi for Chat {
                     && call_ids(m).next().is_none()
             }),
         );
-        let mut keys = Vec::new();
-        let mut latest = false;
-        for (i, message) in messages.iter().enumerate() {
-            for id in call_ids(message) {
-                keys.push(Key::chat_call(id));
-                latest |= since.is_none_or(|since| i > since);
-            }
-        }
-        (keys, latest)
+        store::call_keys(messages, since, call_ids, Key::chat_call)
     }
 
     /// Puts back the injected calls of a reply that also called the client's tools: the
@@ -170,14 +162,6 @@ impl ClientApi for Chat {
             .param("n"));
         }
         Ok(())
-    }
-
-    fn tool_choice(&self, choice: Choice, _client: Option<&Value>) -> Value {
-        json!(match choice {
-            Choice::Auto => "auto",
-            Choice::None => "none",
-            Choice::Required => "required",
-        })
     }
 
     fn forced(choice: &Value) -> Option<Forced> {
@@ -225,14 +209,12 @@ impl ClientApi for Chat {
     fn after_calls(
         &mut self,
         round: &Round,
-        runs: &[ToolCall],
-        outcomes: &[CallOutcome],
+        ran: &[(ToolCall, CallOutcome)],
         added: &mut Vec<Value>,
         _names: &Names<'_>,
     ) -> AfterCalls {
-        let results: Vec<Value> = runs
+        let results: Vec<Value> = ran
             .iter()
-            .zip(outcomes)
             .map(|(call, outcome)| chat_tool_message(&call.id, &outcome.text()))
             .collect();
         let assistant = assistant_message(round);

@@ -124,8 +124,16 @@ pub trait ClientApi: Sized + Send + Sync + 'static {
         Ok(())
     }
 
-    /// A `tool_choice` in the API's words: `auto`, `none` or `required`.
-    fn tool_choice(&self, choice: Choice, client: Option<&Value>) -> Value;
+    /// A `tool_choice` in the API's words: OpenAI's `auto`, `none` or `required`, unless the API
+    /// says it otherwise.
+    fn tool_choice(&self, choice: Choice, client: Option<&Value>) -> Value {
+        let _ = client;
+        Value::from(match choice {
+            Choice::Auto => "auto",
+            Choice::None => "none",
+            Choice::Required => "required",
+        })
+    }
 
     /// What the client's `tool_choice` forces, if it forces a call: it is sent in the first round
     /// only, or the model would call tools for ever.
@@ -141,7 +149,8 @@ pub trait ClientApi: Sized + Send + Sync + 'static {
     /// shown), when the answer is whole.
     fn absorb(&mut self, round: &Round);
 
-    /// After the round's calls ran (`outcomes`, in the order of `round.runs()`): adds the
+    /// After the round's calls ran (`ran`: each with its outcome, in the order of
+    /// `round.runs()`): adds the
     /// round and the results to the conversation (`added`) when the rounds go on, or gives what
     /// the follow-up needs kept (the turn ends with the client's calls or approval requests),
     /// and the items the client is shown of the calls. Calls whose arguments are not a JSON
@@ -149,8 +158,7 @@ pub trait ClientApi: Sized + Send + Sync + 'static {
     fn after_calls(
         &mut self,
         round: &Round,
-        runs: &[ToolCall],
-        outcomes: &[CallOutcome],
+        ran: &[(ToolCall, CallOutcome)],
         added: &mut Vec<Value>,
         names: &Names<'_>,
     ) -> AfterCalls;

@@ -23,12 +23,13 @@ use crate::api::{AfterCalls, Choice, ClientApi, Names};
 use crate::body::Outgoing;
 use crate::conversation::{Bound, Budget, add_usage};
 use crate::disposition::Disposition;
+use crate::error::ApiError;
 use crate::execute::execute_within;
 use crate::gateway::Inner;
 use crate::injection::Injection;
 use crate::store::{KeptStore, StoreError};
 use crate::translate::ir::Finish;
-use crate::upstream::Link;
+use crate::upstream::{Link, Sent};
 
 pub use entry::{ClientRequest, serve};
 
@@ -72,7 +73,7 @@ impl Round {
         self.calls.iter().any(|(_, d)| d.is_gateways())
     }
 
-    /// Whether `name` is a call the gateway handles, by the dispositions of this reply.
+    /// Whether the call of id `id` is one the gateway handles, by the dispositions of this reply.
     pub fn is_gateways(&self, id: &str) -> bool {
         self.calls
             .iter()
@@ -211,13 +212,25 @@ impl<A: ClientApi> Rounds<A> {
             injection: &self.injection,
             sources: &self.inner.sources,
         };
-        let after = self
-            .api
-            .after_calls(reply, &runs, &outcomes, &mut self.added, &names);
+        let ran: Vec<(ToolCall, _)> = runs.into_iter().zip(outcomes).collect();
+        let after = self.api.after_calls(reply, &ran, &mut self.added, &names);
         for (keys, kept) in &after.keep {
             self.inner.store.put(keys.clone(), kept.clone()).await?;
         }
         Ok(after)
+    }
+
+    /// Sends round `round`.
+    pub async fn send(&self, round: u32) -> Result<Sent, ApiError> {
+        self.inner
+            .upstream
+            .send(
+                &self.inner.store,
+                self.link,
+                &self.headers,
+                &self.body(round),
+            )
+            .await
     }
 
     /// Keeps what a round that ends the rounds without running anything needs kept, before the

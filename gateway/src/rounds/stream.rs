@@ -66,12 +66,7 @@ impl<A: ClientApi> Rounds<A> {
         self,
         headers: Vec<(HeaderName, HeaderValue)>,
     ) -> Result<Response, Response> {
-        let sent = self
-            .inner
-            .upstream
-            .send(&self.inner.store, self.link, &self.headers, &self.body(1))
-            .await
-            .map_err(|err| err.answer(A::API))?;
+        let sent = self.send(1).await.map_err(|err| err.answer(A::API))?;
         if !sent.is_success() {
             return Err(sent.refusal().await);
         }

@@ -17,17 +17,7 @@ impl<A: ClientApi> Rounds<A> {
         let mut round = 0;
         loop {
             round += 1;
-            let sent = self
-                .inner
-                .upstream
-                .send(
-                    &self.inner.store,
-                    self.link,
-                    &self.headers,
-                    &self.body(round),
-                )
-                .await
-                .map_err(|err| err.answer(A::API))?;
+            let sent = self.send(round).await.map_err(|err| err.answer(A::API))?;
             let informative = sent.informative();
             let reply = sent.whole(&self.inner.store).await?;
             let reply = self

@@ -153,15 +153,7 @@ impl ClientApi for Messages {
                     && call_ids(m).next().is_none()
             }),
         );
-        let mut keys = Vec::new();
-        let mut latest = false;
-        for (i, message) in messages.iter().enumerate() {
-            for id in call_ids(message) {
-                keys.push(Key::messages_call(id));
-                latest |= since.is_none_or(|since| i > since);
-            }
-        }
-        (keys, latest)
+        store::call_keys(messages, since, call_ids, Key::messages_call)
     }
 
     async fn prepare(context: Prepare<'_>) -> Result<Messages, ApiError> {
@@ -242,20 +234,18 @@ impl ClientApi for Messages {
     fn after_calls(
         &mut self,
         round: &Round,
-        runs: &[ToolCall],
-        outcomes: &[CallOutcome],
+        ran: &[(ToolCall, CallOutcome)],
         added: &mut Vec<Value>,
         names: &Names<'_>,
     ) -> AfterCalls {
-        let results: Vec<Value> = runs
+        let results: Vec<Value> = ran
             .iter()
-            .zip(outcomes)
             .map(|(call, outcome)| anthropic_tool_result(call, &outcome.output, outcome.is_error))
             .collect();
         let assistant = assistant_message(round);
         let mut shown = Vec::new();
         if self.hosted {
-            for (call, outcome) in runs.iter().zip(outcomes) {
+            for (call, outcome) in ran {
                 if let Some((label, tool)) = names.server_and_tool(&call.name) {
                     shown.extend(crate::mcp_connector::shown(call, label, tool, outcome));
                 }

@@ -12,7 +12,7 @@ mod stream;
 use serde_json::{Map, Value, json};
 use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
 
-use super::{AfterCalls, Api, Choice, ClientApi, Names, Prepare};
+use super::{AfterCalls, Api, ClientApi, Names, Prepare};
 use crate::conversation::Budget;
 use crate::disposition::Disposition;
 use crate::error::ApiError;
@@ -289,14 +289,6 @@ impl ClientApi for Responses {
         input_items(request.remove("input"))
     }
 
-    fn tool_choice(&self, choice: Choice, _client: Option<&Value>) -> Value {
-        json!(match choice {
-            Choice::Auto => "auto",
-            Choice::None => "none",
-            Choice::Required => "required",
-        })
-    }
-
     fn forced(choice: &Value) -> Option<Forced> {
         match choice {
             Value::String(choice) if choice == "required" => Some(Forced::Any),
@@ -351,14 +343,12 @@ impl ClientApi for Responses {
     fn after_calls(
         &mut self,
         round: &Round,
-        runs: &[ToolCall],
-        outcomes: &[CallOutcome],
+        ran: &[(ToolCall, CallOutcome)],
         added: &mut Vec<Value>,
         names: &Names<'_>,
     ) -> AfterCalls {
-        let outputs: Vec<Value> = runs
+        let outputs: Vec<Value> = ran
             .iter()
-            .zip(outcomes)
             .map(|(call, outcome)| {
                 responses_function_output(call, &outcome.output, outcome.is_error)
             })
@@ -375,7 +365,7 @@ impl ClientApi for Responses {
         if self.hosted.is_some() {
             // Nothing is hidden: the client has every item, and sends them back or names this
             // response in `previous_response_id`, which needs the outputs of its last calls.
-            shown = self.hosted_items(names, runs, outcomes, &ask, &mut keep);
+            shown = self.hosted_items(names, ran, &ask, &mut keep);
             if ends && self.continues {
                 keep.extend(self.response_kept(&last_id, outputs));
             }
@@ -475,13 +465,12 @@ impl Responses {
     fn hosted_items(
         &self,
         names: &Names<'_>,
-        runs: &[ToolCall],
-        outcomes: &[CallOutcome],
+        ran: &[(ToolCall, CallOutcome)],
         ask: &[&ToolCall],
         keep: &mut Vec<(Vec<String>, Kept)>,
     ) -> Vec<Value> {
-        let mut shown = Vec::with_capacity(runs.len() + ask.len());
-        for (call, outcome) in runs.iter().zip(outcomes) {
+        let mut shown = Vec::with_capacity(ran.len() + ask.len());
+        for (call, outcome) in ran {
             if let Some((label, tool)) = names.server_and_tool(&call.name) {
                 shown.push(mcp_items::call_item(call, label, tool, Some(outcome), None));
             }

@@ -36,21 +36,18 @@ pub fn store_keys(request: &Map<String, Value>) -> (Vec<String>, bool) {
         .get("previous_response_id")
         .and_then(Value::as_str)
         .map(Key::response);
-    let mut latest = previous.is_some();
-    let mut keys: Vec<String> = previous.into_iter().collect();
-    if let Some(Value::Array(items)) = request.get("input") {
-        let since = store::in_progress(
-            items.iter().rposition(|item| is_message(item, "user")),
-            items.iter().rposition(|item| is_message(item, "assistant")),
-        );
-        for (i, item) in items.iter().enumerate() {
-            if let Some(id) = function_call_id(item) {
-                keys.push(Key::responses_call(id));
-                latest |= since.is_none_or(|since| i > since);
-            }
-        }
-    }
-    (keys, latest)
+    let items = request
+        .get("input")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let since = store::in_progress(
+        items.iter().rposition(|item| is_message(item, "user")),
+        items.iter().rposition(|item| is_message(item, "assistant")),
+    );
+    let ids = |item| function_call_id(item).into_iter();
+    let (calls, latest) = store::call_keys(items, since, ids, Key::responses_call);
+    let needed = latest || previous.is_some();
+    (previous.into_iter().chain(calls).collect(), needed)
 }
 
 /// Puts back what was kept; gives the `server_label`s whose tools the previous response's
