@@ -401,3 +401,125 @@ async fn a_responses_stream_without_output_indexes_is_read_as_it_comes() {
     assert_eq!(last["type"], "response.completed", "{last}");
     assert!(last["response"]["created_at"].is_number(), "{last}");
 }
+
+/// The text a whole answer of `api` says.
+fn answer_text(api: &str, answer: &Value) -> String {
+    match api {
+        "chat" => answer["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        "responses" => answer["output"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|item| item["type"] == "message")
+            .flat_map(|item| item["content"].as_array().into_iter().flatten())
+            .filter_map(|part| part["text"].as_str())
+            .collect(),
+        _ => answer["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|block| block["text"].as_str())
+            .collect(),
+    }
+}
+
+/// The text a stream of `api` says, from its deltas.
+fn streamed_text(api: &str, events: &[Value]) -> String {
+    events
+        .iter()
+        .filter_map(|event| match api {
+            "chat" => event.pointer("/choices/0/delta/content"),
+            "responses" => (event["type"] == "response.output_text.delta").then(|| &event["delta"]),
+            _ => event.pointer("/delta/text"),
+        })
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// A request of `api` asking the weather, scripted with `marker`.
+fn request_of(api: &str, marker: &str, turns: Value) -> (String, Value) {
+    let text = script(marker, turns);
+    match api {
+        "chat" => (
+            "/v1/chat/completions".to_owned(),
+            json!({"model": "m", "messages": [{"role": "user", "content": text}]}),
+        ),
+        "responses" => (
+            "/v1/responses".to_owned(),
+            json!({"model": "m", "input": text}),
+        ),
+        _ => (
+            "/v1/messages".to_owned(),
+            json!({"model": "m", "max_tokens": 256, "messages": [{"role": "user", "content": text}]}),
+        ),
+    }
+}
+
+/// Every client API over an upstream that speaks only each other one: the gateway finds it out,
+/// the call runs, and the client gets one answer (whole and streamed) in its own API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_client_api_over_every_other_upstream_api() {
+    let upstreams = [
+        (scripted::Api::Chat, "/v1/chat/completions"),
+        (scripted::Api::Responses, "/v1/responses"),
+        (scripted::Api::Messages, "/v1/messages"),
+    ];
+    for (upstream_api, upstream_path) in upstreams {
+        let setup = setup(&[upstream_api], scripted::Quirks::None, 10).await;
+        for client in ["chat", "responses", "messages"] {
+            if client == upstream_api.name() {
+                continue;
+            }
+            let turns = json!([
+                {"content": "Checking.", "calls": [{"name": "w__get_weather", "arguments": {"city": "Lisbon"}}]},
+                {"content": "results: {tool_results}"}
+            ]);
+            let marker = format!("PAIR-{client}-{}", upstream_api.name());
+            let (path, request) = request_of(client, &marker, turns.clone());
+            let (status, answer) = setup.post(&path, request).await;
+            assert_eq!(
+                status,
+                200,
+                "{client} over {}: {answer}",
+                upstream_api.name()
+            );
+            let text = answer_text(client, &answer);
+            assert!(
+                text.contains("Sunny in Lisbon"),
+                "{client} over {}: {answer}",
+                upstream_api.name()
+            );
+            let log = setup.log(&marker).await;
+            assert_eq!(
+                log.len(),
+                2,
+                "{client} over {}: {log:?}",
+                upstream_api.name()
+            );
+            assert!(
+                log.iter().all(|entry| entry["path"] == upstream_path),
+                "{log:?}"
+            );
+
+            let marker = format!("PAIRS-{client}-{}", upstream_api.name());
+            let (path, request) = request_of(client, &marker, turns);
+            let events = setup.stream(&path, request).await;
+            let text = streamed_text(client, &events);
+            assert!(
+                text.contains("Sunny in Lisbon"),
+                "{client} over {}, streamed: {events:?}",
+                upstream_api.name()
+            );
+            assert!(
+                !serde_json::to_string(&events)
+                    .unwrap()
+                    .contains("w__get_weather"),
+                "{client} over {}, streamed: the gateway's call is not shown",
+                upstream_api.name()
+            );
+        }
+    }
+}
