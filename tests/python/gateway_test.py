@@ -2702,6 +2702,510 @@ def _(api, stream, t):
 
 
 # ---------------------------------------------------------------------------------------------
+# 19. cut at the token limit: the round is the last, and nothing of it runs
+
+
+def cut_off_call(api, stream, t, gw_name):
+    """The model's turn is cut by the token limit in the middle of its second call's arguments:
+    the client gets the turn's text, marked cut in its API's words, and nothing of it runs (not
+    even the whole first call): one upstream request, no tool call."""
+    gw = gateway(gw_name)
+    turns = [
+        {"content": "cut here", "finish": "length", "calls": [
+            {"name": "example__get_server_time", "arguments": {}, "id": f"call_t_{t.tag}"},
+            {"name": "example__get_weather", "arguments_raw": '{"city": "Lis', "id": f"call_cut_{t.tag}"},
+        ]},
+        {"content": "never said"},
+    ]
+    limit = {"max_output_tokens": 16} if api is RESPONSES else {"max_tokens": 16}
+    before = gw.tool_calls()
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)], **limit)
+    eq(reply.calls, [], "tool calls the client got")
+    eq(reply.texts, ["cut here"], "the answer's text")
+    if api is RESPONSES:
+        eq((reply.finish, reply.incomplete), ("incomplete", "max_output_tokens"), "the response's status and incomplete_details.reason")
+    else:
+        eq(reply.finish, api.finishes["cut"], "finish_reason / stop_reason")
+        eq(reply.extension, None, "the answer's `tooldef` member (no bound of the gateway's cut it)")
+    if reply.usage is not None:
+        output = "completion_tokens" if api is CHAT else "output_tokens"
+        eq(reply.usage.get(output), 16, "the output tokens (the limit)")
+    rounds_header(reply, stream, 1)
+    if not stream:
+        eq(reply.headers.get("x-tooldef-incomplete"), None, "header x-tooldef-incomplete")
+    translated_header(gw, api, reply)
+    eq(len(upstream_entries(gw, api, t.marker)), 1, "requests the upstream received")
+    eq(gw.tool_calls(), before, "tool calls the gateway ran (/metrics)")
+
+
+@every_api("cut_off_call")
+def _(api, stream, t):
+    cut_off_call(api, stream, t, "main")
+
+
+# ---------------------------------------------------------------------------------------------
+# 20. Responses and Messages clients over an upstream that speaks Chat Completions only: the
+# gateway `chat-only` found it out by asking (the upstream's 404s), `as-chat` was told so
+# (`--upstream-api chat`, in front of the full upstream). Requests and replies are translated
+# both ways; what the upstream receives is Chat Completions, whatever the client's API.
+
+TRANSLATING = ("chat-only", "as-chat")
+
+
+def translated(name, timeout=45, streams=(False, True), apis=(RESPONSES, MESSAGES), gateways=TRANSLATING):
+    """Registers the scenario once per translating gateway, client API and streaming mode:
+    `fn(api, stream, t, gw_name)`, named `NAME[API(-stream)@GATEWAY]`."""
+
+    def register(fn):
+        for gw_name in gateways:
+            for api in apis:
+                for stream in streams:
+                    variant = f"{name}[{api.name}{'-stream' if stream else ''}@{gw_name}]"
+                    TESTS.append((variant, functools.partial(fn, api, stream, gw_name=gw_name), timeout))
+        return fn
+
+    return register
+
+
+def translated_header(gw, api, reply):
+    """An answer over a link that translates says so; one that does not, does not."""
+    want = "chat" if wire(gw, api) is not api else None
+    eq(reply.headers.get("x-tooldef-upstream-api"), want, "header x-tooldef-upstream-api")
+
+
+def translated_usage(api, reply, gw, entries):
+    """The client's usage is the sum of the Chat Completions usages the upstream gave, in the
+    client's API's words."""
+    check(reply.usage is not None, "the answer has no usage")
+    chat = replayed_usage(CHAT, entries, gw.upstream)
+    want = {"input_tokens": chat["prompt_tokens"], "output_tokens": chat["completion_tokens"]}
+    if api is RESPONSES:
+        want["total_tokens"] = chat["total_tokens"]
+    eq({key: reply.usage.get(key) for key in api.usage_keys}, want,
+       f"usage (the sum over the {len(entries)} Chat Completions requests, in {api.name}'s words)")
+
+
+def is_chat_request(body):
+    """A body in Chat Completions' shape: `messages` with OpenAI's roles, function tools."""
+    return (isinstance(body.get("messages"), list) and "input" not in body and "max_output_tokens" not in body
+            and "system" not in body
+            and all(m.get("role") in ("system", "developer", "user", "assistant", "tool") for m in body["messages"])
+            and all(tool.get("type") == "function" and "function" in tool for tool in body.get("tools") or []))
+
+
+@translated("injected_tools_only")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    ids = [f"call_w_{t.tag}", f"call_s_{t.tag}"]
+    # The model speaks Chat Completions: example__get_weather is strict there, its optional
+    # parameters null.
+    weather_args = CHAT.weather_args(f"Lisbon-{t.tag}")
+    turns = [
+        {"content": "checking", "calls": [
+            {"name": "example__get_weather", "arguments": weather_args, "id": ids[0]},
+            {"name": "example__get_server_time", "arguments": {}, "id": ids[1]},
+        ]},
+        {"content": "results: {tool_results}"},
+    ]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [], "tool calls the client got")
+    eq(len(reply.texts), 2, f"the answer's texts: {reply.texts}")
+    eq(reply.texts[0], "checking", "the first round's text")
+    results = json_after(reply.texts[1], "results: ")
+    check(len(results) == 2 and f"Lisbon-{t.tag}" in results[0] and results[1].startswith(SERVER_TIME),
+          f"the tool results the model read: {short(results)}")
+    eq(len(json.loads(results[0])["days"]), 3, "forecast days (the default, a strict null removed)")
+    if api is MESSAGES:
+        eq(reply.finish, "end_turn", "stop_reason")
+    else:
+        eq(reply.finish, "completed", "status")
+    rounds_header(reply, stream, 2)
+    translated_header(gw, api, reply)
+    eq(upstream_log(t.marker, api.path, gw.upstream), [], f"requests to the upstream's {api.path}")
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 2, "Chat Completions requests the upstream received")
+    first, second = entries[0]["body"], entries[1]["body"]
+    for k, entry in enumerate(entries):
+        check(is_chat_request(entry["body"]), f"request {k + 1} is not Chat Completions: {short(entry['body'])}")
+        eq(entry["headers"].get("authorization"), f"Bearer {CLIENT_KEY}", f"request {k + 1}'s authorization")
+        check("x-api-key" not in entry["headers"], f"request {k + 1} carries x-api-key")
+    eq(first["messages"][-1], {"role": "user", "content": user_text(t.marker, turns)}, "the user's message, as Chat has it")
+    tools = CHAT.req_tools(first)
+    eq((CHAT.def_name(tools[0]), CHAT.def_parameters(tools[0])), ("lookup_order", LOOKUP_ORDER_PARAMETERS),
+       "the client's tool, as Chat has it")
+    eq(tools[1:], gw.tools("chat")["data"], "the injected tools, rendered for Chat Completions (vs /v1/tools?target=chat)")
+    calls = CHAT.req_calls(second)
+    eq([(c[0], c[1]) for c in calls], [(ids[0], "example__get_weather"), (ids[1], "example__get_server_time")],
+       "the calls the upstream got back")
+    eq(json.loads(calls[0][2]), weather_args, "the weather call's arguments, as the model sent them")
+    got = results_by_id(CHAT, second)
+    eq(sorted(got), sorted(ids), "the tool messages' ids")
+    # (The text, and on Messages also the structured content, as the gateway writes a result for
+    # the client's API before it is translated.)
+    check(got[ids[1]].startswith(SERVER_TIME), f"the server time's tool message: {got[ids[1]]!r}")
+    translated_usage(api, reply, gw, entries)
+
+
+@translated("client_tools_only")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    call_id = f"call_lo_{t.tag}"
+    raw_args = '{"order_id":"A-%s","verbose":false}' % t.tag
+    turns = [{"content": "looking it up", "calls": [{"name": "lookup_order", "arguments_raw": raw_args, "id": call_id}]}]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "lookup_order", api.call_args(raw_args))], "the tool calls the client got")
+    eq(reply.texts, ["looking it up"], "the text")
+    if api is MESSAGES:
+        eq(reply.finish, "tool_use", "stop_reason")
+        eq([block["type"] for block in reply.content], ["text", "tool_use"], "the blocks")
+    rounds_header(reply, stream, 1)
+    translated_header(gw, api, reply)
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 1, "Chat Completions requests the upstream received")
+    check(is_chat_request(entries[0]["body"]), f"not Chat Completions: {short(entries[0]['body'])}")
+
+
+@translated("mixed_reply")
+def _(api, stream, t, gw_name):
+    first, reply = mixed(api, stream, t, previous=False, gw_name=gw_name)
+    for answer in (first, reply):
+        translated_header(gateway(gw_name), api, answer)
+    for entry in upstream_entries(gateway(gw_name), api, t.marker):
+        check(is_chat_request(entry["body"]), f"not Chat Completions: {short(entry['body'])}")
+
+
+@translated("mixed_reply_previous_response_id", apis=(RESPONSES,))
+def _(api, stream, t, gw_name):
+    # The upstream keeps nothing: the gateway kept the conversation under the response's id, and
+    # sends it whole with the client's output.
+    first, reply = mixed(api, stream, t, previous=True, gw_name=gw_name)
+    translated_header(gateway(gw_name), api, reply)
+    body = upstream_entries(gateway(gw_name), api, t.marker)[1]["body"]
+    check(is_chat_request(body), f"not Chat Completions: {short(body)}")
+    first_message = body["messages"][0]
+    check(first_message.get("role") == "user" and t.marker in content_text(first_message.get("content")),
+          f"the follow-up does not start with the user's message, kept by the gateway: {short(first_message)}")
+
+
+@translated("max_rounds")
+def _(api, stream, t, gw_name):
+    reply, entries = max_rounds(api, stream, t, gw_name, api.bounds(max_rounds=3))
+    translated_header(gateway(gw_name), api, reply)
+    for entry in entries:
+        check(is_chat_request(entry["body"]), f"not Chat Completions: {short(entry['body'])}")
+
+
+@translated("failing_tool")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    call_id = f"call_x_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
+    results = json_after(reply.text, "got: ")
+    eq(len(results), 1, "tool results")
+    check(re.search(r"error|fail|panic", results[0], re.I), f"the crash's result does not say it failed: {short(results[0])}")
+    translated_header(gw, api, reply)
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 2, "Chat Completions requests the upstream received")
+    eq(results_by_id(CHAT, entries[1]["body"]).get(call_id), results[0], "the crash's tool message")
+
+
+@translated("upstream_error")
+def _(api, stream, t, gw_name):
+    upstream_error_round_1(api, stream, t, gw_name)
+
+
+@translated("upstream_error_in_round_2")
+def _(api, stream, t, gw_name):
+    upstream_error_round_2(api, stream, t, gw_name)
+
+
+@translated("cut_off_call")
+def _(api, stream, t, gw_name):
+    cut_off_call(api, stream, t, gw_name)
+
+
+@test("upstream_apis_found_by_asking[chat-only]")
+def _(t):
+    """The gateway in front of the Chat-only upstream asked each API's path once, with an empty
+    request (404: it has no /v1/responses nor /v1/messages; 400: it has /v1/chat/completions),
+    and remembered: never again, however many clients came."""
+    gw = gateway("chat-only")
+    for api in (RESPONSES, MESSAGES, RESPONSES, MESSAGES):
+        reply = create(api, api.client(gw), api.start(t.marker, [{"content": "hi"}]))
+        eq(reply.text, "hi", f"the {api.name} answer")
+    asked = [entry["path"] for entry in upstream_log("", upstream=UPSTREAM_CHAT) if entry.get("body") == {}]
+    eq(sorted(asked), sorted([CHAT.path, RESPONSES.path, MESSAGES.path]), "the empty requests the upstream received")
+    eq(len(upstream_log(t.marker, CHAT.path, UPSTREAM_CHAT)), 4, "Chat Completions requests")
+    eq(upstream_log(t.marker, RESPONSES.path, UPSTREAM_CHAT) + upstream_log(t.marker, MESSAGES.path, UPSTREAM_CHAT), [],
+       "requests to the paths it does not have")
+
+
+# ---------------------------------------------------------------------------------------------
+# 21. what cannot be translated is refused, in the client's API's shape
+
+
+@translated("untranslatable_refused", streams=(False,))
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    # A built-in tool of the client's provider, which a Chat Completions upstream has no notion of.
+    builtin = {"type": "web_search"} if api is RESPONSES else {"type": "web_search_20250305", "name": "web_search"}
+    try:
+        create(api, api.client(gw), api.start(t.marker, [{"content": "hi"}]), tools=[lookup_order(api), builtin])
+        raise AssertionError(f"{builtin} was accepted")
+    except api.sdk.BadRequestError as error:
+        eq(error.status_code, 400, "status")
+        body = error.response.json()
+        if api is MESSAGES:
+            eq(sorted(body), ["error", "type"], "Anthropic's error shape")
+            eq((body["type"], sorted(body["error"]), body["error"]["type"]), ("error", ["message", "type"], "invalid_request_error"),
+               "the error")
+        else:
+            eq(sorted(body.get("error", {})), ["code", "message", "param", "type"], "OpenAI's error shape")
+            eq((body["error"]["type"], body["error"]["code"], body["error"]["param"]),
+               ("invalid_request_error", "untranslatable", "tools"), "the error's type, code and param")
+        message = body["error"]["message"]
+        check(builtin["type"] in message and "tools[1]" in message, f"the message does not name the tool: {message!r}")
+        check("chat" in message, f"the message does not say which API the upstream speaks: {message!r}")
+    eq(upstream_log(t.marker, upstream=gw.upstream), [], "requests the upstream received")
+
+
+def client_key_seen(entry):
+    """The key a logged request carried: Anthropic's `x-api-key`, or a bearer token (which the
+    anthropic SDK sends since 2.x)."""
+    headers = entry["headers"]
+    bearer = headers.get("authorization", "")
+    return headers.get("x-api-key") or (bearer[len("Bearer "):] if bearer.startswith("Bearer ") else None)
+
+
+@test("x_api_key_becomes_bearer[messages@chat-only]")
+def _(t):
+    """A Messages client's `x-api-key` (and `anthropic-version`) as a Chat Completions upstream
+    takes a key: a bearer token."""
+    gw = gateway("chat-only")
+    request = {"model": MODEL, "max_tokens": 64, "messages": MESSAGES.start(t.marker, [{"content": "keyed"}])}
+    response = httpx.post(gw.url + MESSAGES.path, json=request, timeout=30,
+                          headers={"x-api-key": CLIENT_KEY, "anthropic-version": "2023-06-01"})
+    eq(response.status_code, 200, f"status ({short(response.text)})")
+    eq([b.get("text") for b in response.json().get("content", [])], ["keyed"], "the answer")
+    entries = upstream_log(t.marker, CHAT.path, UPSTREAM_CHAT)
+    eq(len(entries), 1, "requests the upstream received")
+    headers = entries[0]["headers"]
+    eq(headers.get("authorization"), f"Bearer {CLIENT_KEY}", "the authorization the upstream saw")
+    check("x-api-key" not in headers and "anthropic-version" not in headers, f"Anthropic's headers reached the upstream: {sorted(headers)}")
+
+
+@test("body_not_json[messages]")
+def _(t):
+    """A body that is not JSON, or not a JSON object, on /v1/messages: a 400 in Anthropic's shape
+    (which its SDKs read), whatever the upstream speaks."""
+    for name in ("main", "chat-only"):
+        gw = gateway(name)
+        for path in (MESSAGES.path, "/v1/messages/count_tokens"):
+            for content in (f"not json {t.marker}", json.dumps([t.marker])):
+                response = httpx.post(gw.url + path, content=content.encode(), timeout=30,
+                                      headers={"content-type": "application/json", "x-api-key": CLIENT_KEY})
+                what = f"{name}: POST {path} {content[:8]!r}"
+                eq(response.status_code, 400, f"{what}: status")
+                body = response.json()
+                eq(sorted(body), ["error", "type"], f"{what}: not Anthropic's error shape: {short(response.text)}")
+                eq(body["type"], "error", f"{what}: type")
+                eq(sorted(body["error"]), ["message", "type"], f"{what}: the error's fields")
+                eq(body["error"]["type"], "invalid_request_error", f"{what}: the error's type")
+                check(body["error"]["message"], f"{what}: empty message")
+        eq(upstream_log(t.marker, upstream=gw.upstream), [], f"{name}: requests the upstream received")
+
+
+@test("gateway_key[messages]")
+def _(t):
+    gw = gateway("key")
+    turns = [{"content": "keyed"}]
+    for headers, what in (({}, "no key"), ({"x-tooldef-key": "wrong-" + KEY}, "a wrong key")):
+        client = gw.anthropic(default_headers=headers)
+        for call in (lambda: create(MESSAGES, client, MESSAGES.start(t.marker, turns)),
+                     lambda: client.messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker, turns))):
+            try:
+                call()
+                raise AssertionError(f"a request with {what} was accepted")
+            except anthropic.AuthenticationError as error:
+                eq(error.status_code, 401, f"status with {what}")
+                body = error.response.json()
+                eq((body.get("type"), body.get("error", {}).get("type")), ("error", "authentication_error"),
+                   f"Anthropic's error shape with {what}")
+                check(KEY not in json.dumps(body), "the error gives the key away")
+    eq(upstream_log(t.marker), [], "requests the upstream received without the right key")
+    reply = create(MESSAGES, gw.anthropic(default_headers={"x-tooldef-key": KEY}), MESSAGES.start(t.marker, turns), True)
+    eq(reply.text, "keyed", "the streamed answer with the key")
+    entries = upstream_log(t.marker, MESSAGES.path)
+    eq(len(entries), 1, "requests the upstream received with the key")
+    eq(client_key_seen(entries[0]), CLIENT_KEY, "the client's key, as the upstream saw it")
+    check("x-tooldef-key" not in entries[0]["headers"], "the gateway's key reached the upstream")
+
+
+# ---------------------------------------------------------------------------------------------
+# 22. Anthropic's MCP connector: `mcp_toolset` tools choose the gateway's servers and their tools
+# per request; the client is shown the calls as `mcp_tool_use` and `mcp_tool_result` blocks, and
+# may send them back (the upstream, any model, gets `tool_use` and `tool_result`).
+
+MCP_BETA = "mcp-client-2025-11-20"
+
+
+def connector(client, stream, **args):
+    """One request through the SDK's beta Messages (where the connector's parameters and blocks
+    are typed): the message as a dict, checked event by event when streamed, and the SDK's own
+    block objects when whole."""
+    raw = client.beta.messages.with_raw_response.create(model=MODEL, max_tokens=1024, betas=[MCP_BETA], stream=stream, **args)
+    parsed = raw.parse()
+    if stream:
+        return MESSAGES.check_events(list(parsed)), None, raw.headers
+    return parsed.model_dump(exclude_none=True), parsed, raw.headers
+
+
+def mcp_connector(stream, t, gw_name):
+    gw = gateway(gw_name)
+    spoken = wire(gw, MESSAGES)
+    time_id, crash_id = f"toolu_t_{t.tag}", f"toolu_x_{t.tag}"
+    turns = [
+        {"content": "checking", "calls": [
+            {"name": "example__get_server_time", "arguments": {}, "id": time_id},
+            {"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": crash_id},
+        ]},
+        {"content": "time: {tool_results}"},
+    ]
+    # A toolset of one of the gateway's own servers needs no `mcp_servers` entry.
+    tools = [{"type": "mcp_toolset", "mcp_server_name": "example"}]
+    conversation = MESSAGES.start(t.marker, turns)
+    message, typed, headers = connector(gw.anthropic(), stream, messages=conversation, tools=tools)
+    blocks = message["content"]
+    eq([b["type"] for b in blocks], ["text", "mcp_tool_use", "mcp_tool_result", "mcp_tool_use", "mcp_tool_result", "text"],
+       "the message's blocks")
+    if typed is not None:
+        from anthropic.types.beta import BetaMCPToolResultBlock, BetaMCPToolUseBlock
+        kinds = [BetaMCPToolUseBlock, BetaMCPToolResultBlock] * 2
+        check(all(isinstance(b, k) for b, k in zip(typed.content[1:5], kinds)),
+              f"the SDK did not parse the blocks as its MCP types: {[type(b).__name__ for b in typed.content]}")
+    use, result, crash_use, crash_result = blocks[1:5]
+    eq((use["id"], use["name"], use["server_name"], use["input"]), (time_id, "get_server_time", "example", {}), "the first mcp_tool_use")
+    eq((result["tool_use_id"], result["is_error"]), (time_id, False), "its mcp_tool_result")
+    check(content_text(result["content"]).startswith(SERVER_TIME), f"its content: {short(result['content'])}")
+    eq((crash_use["id"], crash_use["name"], crash_use["server_name"], crash_use["input"]),
+       (crash_id, "crash", "example", {"message": f"boom-{t.tag}"}), "the second mcp_tool_use")
+    eq((crash_result["tool_use_id"], crash_result["is_error"]), (crash_id, True), "the failed call's mcp_tool_result")
+    check(json_after(blocks[5]["text"], "time: ")[0].startswith(SERVER_TIME), f"the answer: {short(blocks[5]['text'])}")
+    eq(message["stop_reason"], "end_turn", "stop_reason")
+    eq(headers.get("x-tooldef-upstream-api"), "chat" if spoken is CHAT else None, "header x-tooldef-upstream-api")
+    entries = upstream_entries(gw, MESSAGES, t.marker)
+    eq(len(entries), 2, "requests the upstream received")
+    for entry in entries:
+        names = upstream_tool_names(spoken, entry)
+        eq(sorted(names), sorted(f"example__{n}" for n in EXAMPLE_TOOLS), "the tools the upstream got (the example server's)")
+        text = json.dumps(entry["body"])
+        check("mcp_toolset" not in text and "mcp_tool_" not in text, "a connector's tool or block reached the upstream")
+
+    # The conversation sent back with the blocks: the upstream gets them as its API's calls and
+    # results, of the tools' injected names.
+    followup = [*conversation, {"role": "assistant", "content": blocks}, {"role": "user", "content": f"thanks {t.tag}"}]
+    again, _, _ = connector(gw.anthropic(), stream, messages=followup, tools=tools)
+    eq([b["type"] for b in again["content"]], ["text"], "the follow-up's blocks")
+    body = upstream_entries(gw, MESSAGES, t.marker)[-1]["body"]
+    check("mcp_tool_" not in json.dumps(body), "an mcp_tool_use or mcp_tool_result block reached the upstream")
+    calls = spoken.req_calls(body)
+    eq([(c[0], c[1], json.loads(c[2])) for c in calls],
+       [(time_id, "example__get_server_time", {}), (crash_id, "example__crash", {"message": f"boom-{t.tag}"})],
+       "the calls, as the upstream got them back")
+    eq(results_by_id(spoken, body), {time_id: content_text(result["content"]), crash_id: content_text(crash_result["content"])},
+       "their results, as the upstream got them back")
+    if spoken is MESSAGES:
+        flags = {b["tool_use_id"]: b.get("is_error", False) for m in body["messages"] if isinstance(m.get("content"), list)
+                 for b in m["content"] if b.get("type") == "tool_result"}
+        eq(flags, {time_id: False, crash_id: True}, "the tool_results' is_error")
+
+
+for _gw_name in ("main", "chat-only"):
+    for _stream in (False, True):
+        TESTS.append((f"mcp_connector[messages{'-stream' if _stream else ''}@{_gw_name}]",
+                      functools.partial(mcp_connector, _stream, gw_name=_gw_name), 45))
+
+
+@test("mcp_connector_configs[messages]")
+def _(t):
+    """A toolset's `default_config` and `configs` choose the server's tools: all but those
+    disabled, or none but those enabled; the client's own tools go beside them."""
+    gw = gateway("main")
+    cases = (
+        ({"configs": {"crash": {"enabled": False}, "sleep": {"enabled": False}}},
+         sorted(f"example__{n}" for n in EXAMPLE_TOOLS - {"crash", "sleep"})),
+        ({"default_config": {"enabled": False}, "configs": {"get_server_time": {"enabled": True}, "sleep": {"enabled": True}}},
+         ["example__get_server_time", "example__sleep"]),
+    )
+    for k, (config, want) in enumerate(cases):
+        marker = f"{t.marker}-{k}"
+        turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}, "id": f"toolu_{k}_{t.tag}"}]},
+                 {"content": "tools: {tools}"}]
+        toolset = {"type": "mcp_toolset", "mcp_server_name": "example", **config}
+        message, _, _ = connector(gw.anthropic(), False, messages=MESSAGES.start(marker, turns),
+                                  tools=[lookup_order(MESSAGES), toolset])
+        eq([b["type"] for b in message["content"]], ["mcp_tool_use", "mcp_tool_result", "text"], f"{config}: the blocks")
+        seen = json_after(message["content"][2]["text"], "tools: ")
+        eq(seen[0], "lookup_order", f"{config}: the first tool the model saw (the client's)")
+        eq(sorted(seen[1:]), want, f"{config}: the server's tools the model saw")
+        for entry in upstream_log(marker, MESSAGES.path):
+            eq(sorted(upstream_tool_names(MESSAGES, entry)[1:]), want, f"{config}: the server's tools the upstream got")
+
+
+# ---------------------------------------------------------------------------------------------
+# 23. count_tokens: the upstream's own count, with the injected tools
+
+
+@test("count_tokens[messages]")
+def _(t):
+    gw = gateway("main")
+    client = gw.anthropic()
+    conversation = MESSAGES.start(t.marker, [{"content": "hi"}])
+    counted = client.messages.count_tokens(model=MODEL, messages=conversation, tools=[lookup_order(MESSAGES)])
+    entries = upstream_log(t.marker, "/v1/messages/count_tokens")
+    eq(len(entries), 1, "count_tokens requests the upstream received")
+    body = entries[0]["body"]
+    eq(body.get("tools"), [lookup_order(MESSAGES), *gw.tools(MESSAGES.target)["data"]],
+       "the tools counted: the client's, then the injected ones (vs /v1/tools?target=messages)")
+    eq(body.get("messages"), conversation, "the messages counted")
+    replayed = httpx.post(UPSTREAM + "/v1/messages/count_tokens", timeout=30,
+                          content=json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(),
+                          headers={"x-api-key": CLIENT_KEY, "content-type": "application/json"})
+    eq(counted.input_tokens, replayed.json()["input_tokens"], "input_tokens (the upstream's count of that body)")
+    eq(client_key_seen(entries[0]), CLIENT_KEY, "the client's key, as the upstream saw it")
+    eq(upstream_log(t.marker, MESSAGES.path), [], "requests to /v1/messages (counting is not a round)")
+    # A toolset chooses the tools counted, as it chooses those sent.
+    toolset = {"type": "mcp_toolset", "mcp_server_name": "example", "default_config": {"enabled": False},
+               "configs": {"get_server_time": {"enabled": True}}}
+    client.beta.messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker + "-ts", [{"content": "hi"}]),
+                                      tools=[toolset], betas=[MCP_BETA])
+    body = upstream_log(t.marker + "-ts", "/v1/messages/count_tokens")[0]["body"]
+    eq([tool.get("name") for tool in body.get("tools", [])], ["example__get_server_time"], "the tools counted with the toolset")
+
+
+@test("count_tokens_refused[messages@chat-only]")
+def _(t):
+    """Over an upstream that speaks Chat Completions there is no tokenizer to count with: a 404
+    in Anthropic's shape that says why."""
+    for name in TRANSLATING:
+        gw = gateway(name)
+        try:
+            gw.anthropic().messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker, [{"content": "hi"}]))
+            raise AssertionError(f"{name}: count_tokens answered")
+        except anthropic.NotFoundError as error:
+            eq(error.status_code, 404, f"{name}: status")
+            body = error.response.json()
+            eq((body.get("type"), body.get("error", {}).get("type")), ("error", "not_found_error"), f"{name}: the error")
+            message = body["error"].get("message", "")
+            check("count_tokens" in message and CHAT.path in message, f"{name}: the message does not say why: {message!r}")
+        eq(upstream_log(t.marker, upstream=gw.upstream), [], f"{name}: requests the upstream received")
+
+
+# ---------------------------------------------------------------------------------------------
 # last: what the gateways wrote
 
 
