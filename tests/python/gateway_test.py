@@ -1,10 +1,13 @@
-"""`tooldef gateway` end to end, driven by the official OpenAI Python SDK.
+"""`tooldef gateway` end to end, driven by the official OpenAI and Anthropic Python SDKs.
 
 usage: python gateway_test.py --tooldef BIN --upstream BIN --mcp-server BIN --everything BIN [-k TEXT]... [--list]
 
-Every process is real: the scripted upstream (an OpenAI-compatible server replaying the script in
-the last user message and recording what it receives), the mcp_server example and
-server-everything (over stdio, and over Streamable HTTP), and several gateways in front of them.
+Every process is real: the scripted upstream (a server of OpenAI's Chat Completions and Responses
+APIs and Anthropic's Messages API, replaying the script in the last user message and recording
+what it receives), a second one that speaks Chat Completions only, the mcp_server example and
+server-everything (over stdio, and over Streamable HTTP), and several gateways in front of them:
+among them two that serve Responses and Messages clients by translating to Chat Completions (one
+finds out by asking that its upstream speaks nothing else, one is told with `--upstream-api`).
 Each test puts a unique marker in its user message and checks both what the client got and what
 the upstream received (`GET /_log?marker=...`). Tests are isolated: each has its own marker and a
 hard time limit, and a failure is reported without stopping the others. The last line is
@@ -31,6 +34,7 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 
+import anthropic
 import openai
 from openai import AsyncOpenAI, OpenAI
 
@@ -57,6 +61,7 @@ KEY = "gw-key-" + uuid.uuid4().hex
 BIN = {}  # filled from the command line
 PROCESSES = []  # every Proc started, stopped at the end
 UPSTREAM = None  # http://127.0.0.1:PORT of the scripted upstream
+UPSTREAM_CHAT = None  # the same, serving Chat Completions only (`--apis chat`)
 GATEWAYS = {}  # name -> Gateway
 
 
@@ -193,13 +198,15 @@ def free_port():
 
 
 class Gateway:
-    def __init__(self, name, args, env_extra=None):
+    def __init__(self, name, args, env_extra=None, upstream=None):
         self.name = name
         self.url = None
         self.error = None
+        self.upstream = upstream or UPSTREAM  # the scripted upstream it is in front of
+        self.wire = None  # "chat": it speaks Chat Completions to its upstream, whatever the client's API
         env = dict(os.environ)
         env.update(env_extra or {})
-        argv = [BIN["tooldef"], "gateway", "--listen", "127.0.0.1:0", "--upstream", UPSTREAM + "/v1", *args]
+        argv = [BIN["tooldef"], "gateway", "--listen", "127.0.0.1:0", "--upstream", self.upstream + "/v1", *args]
         self.proc = Proc(f"gateway {name}", argv, env)
 
     def wait_ready(self, timeout):
@@ -218,6 +225,21 @@ class Gateway:
 
     def aclient(self, **kw):
         return AsyncOpenAI(base_url=self.url + "/v1", api_key=CLIENT_KEY, max_retries=0, timeout=90, **kw)
+
+    def anthropic(self, **kw):
+        """The Anthropic SDK's client: it appends `/v1/messages` itself, and sends the key in
+        `x-api-key`."""
+        return anthropic.Anthropic(base_url=self.url, api_key=CLIENT_KEY, max_retries=0, timeout=60, **kw)
+
+    def tool_calls(self):
+        """`tooldef_gateway_tool_calls_total` summed over its labels: the calls it ran so far."""
+        response = self.get("/metrics")
+        eq(response.status_code, 200, "GET /metrics status")
+        total = 0.0
+        for line in response.text.splitlines():
+            if line.startswith("tooldef_gateway_tool_calls_total"):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
 
     def get(self, path, **kw):
         return httpx.get(self.url + path, timeout=30, **kw)
@@ -263,8 +285,9 @@ def slow_restart_wrapper():
 
 def start_everything():
     """Starts the upstream, server-everything over Streamable HTTP and every gateway."""
-    global UPSTREAM
+    global UPSTREAM, UPSTREAM_CHAT
     upstream = Proc("scripted-upstream", [BIN["upstream"], "--listen", "127.0.0.1:0"])
+    chat_only = Proc("scripted-upstream --apis chat", [BIN["upstream"], "--listen", "127.0.0.1:0", "--apis", "chat"])
     web_port = free_port()
     web = Proc(
         "server-everything (streamableHttp)",
@@ -272,6 +295,7 @@ def start_everything():
         dict(os.environ, PORT=str(web_port)),
     )
     UPSTREAM = upstream.wait_for(r"listening on (http://\S+)", 60, "stdout").group(1).rstrip("/")
+    UPSTREAM_CHAT = chat_only.wait_for(r"listening on (http://\S+)", 60, "stdout").group(1).rstrip("/")
     example = mcp("example", BIN["mcp_server"], "--test-tools")
     everything = mcp("everything", BIN["everything"])
     # The most talkative log level, for the check that no secret is ever logged.
@@ -287,6 +311,12 @@ def start_everything():
     # The same, but its listings say they are fresh for 300 ms and it announces nothing.
     GATEWAYS["stale"] = Gateway("stale", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow",
                                              "--ttl-ms", "300"))
+    # Responses and Messages clients translated to Chat Completions: in front of the Chat-only
+    # upstream, which the gateway asks (its 404s say it has no /v1/responses nor /v1/messages),
+    # and in front of the full upstream, told so with --upstream-api.
+    GATEWAYS["chat-only"] = Gateway("chat-only", example, upstream=UPSTREAM_CHAT)
+    GATEWAYS["as-chat"] = Gateway("as-chat", [*example, "--upstream-api", "chat"])
+    GATEWAYS["chat-only"].wire = GATEWAYS["as-chat"].wire = "chat"
     web_error = None
     try:
         web.wait_for(r"listening on port", 60, "stderr")
@@ -365,13 +395,25 @@ def stop_everything():
 # the upstream's record
 
 
-def upstream_log(marker, path=None):
-    response = httpx.get(UPSTREAM + "/_log", params={"marker": marker}, timeout=30)
+def upstream_log(marker, path=None, upstream=None):
+    """What the upstream (the full one unless told) received with `marker` in the body."""
+    response = httpx.get((upstream or UPSTREAM) + "/_log", params={"marker": marker}, timeout=30)
     eq(response.status_code, 200, "GET /_log status")
     entries = response.json()
     if path is not None:
         entries = [entry for entry in entries if entry.get("path", "").split("?")[0] == path]
     return entries
+
+
+def wire(gw, api):
+    """The API the gateway speaks to its upstream for a client of `api`: Chat Completions for
+    the gateways that translate, the client's own otherwise."""
+    return CHAT if gw.wire == "chat" else api
+
+
+def upstream_entries(gw, api, marker):
+    """What the gateway's upstream received with `marker`, on the path of the API it speaks."""
+    return upstream_log(marker, wire(gw, api).path, gw.upstream)
 
 
 def user_text(marker, turns):
@@ -403,6 +445,8 @@ class Reply:
     headers: object
     events: list = field(default_factory=list)
     incomplete: object = None  # Responses: incomplete_details.reason
+    extension: object = None  # Chat and Messages: the answer's `tooldef` member (a bound cut it short)
+    content: list = field(default_factory=list)  # Messages: the content blocks, as dicts
 
     @property
     def text(self):
@@ -417,11 +461,44 @@ def check_calls_visible(api, calls, allowed, inject):
         check(name in allowed, f"the client got a call of {name!r}, not one of its tools {sorted(allowed)}")
 
 
-class ChatApi:
+class OpenAiApi:
+    """What OpenAI's two APIs share: their SDK, strict tools, `tool_choice` strings."""
+
+    sdk = openai
+    strict = True  # the injected tools are strict: every parameter required, optional ones nullable
+
+    def client(self, gw, **kw):
+        return gw.client(**kw)
+
+    @property
+    def listing_target(self):
+        return self.target
+
+    def choice_wire(self, kind):
+        """A `tool_choice` of `none`, `auto` or `required` as the API writes it."""
+        return kind
+
+    def call_args(self, raw):
+        """A call's arguments as the client gets them, from the script's `arguments_raw`: the
+        string itself."""
+        return raw
+
+    def weather_args(self, city, days=None):
+        """example__get_weather's arguments as a model writes them for this API: a strict
+        tool's optional parameters are there, null."""
+        return {"city": city, "days": days, "units": None, "include_hourly": None}
+
+    def bounds(self, **tooldef):
+        """The gateway's extension member lowering its bounds, as the SDK sends it."""
+        return {"extra_body": {"tooldef": tooldef}}
+
+
+class ChatApi(OpenAiApi):
     name = "chat"
     target = "chat"
     path = "/v1/chat/completions"
     usage_keys = ("prompt_tokens", "completion_tokens", "total_tokens")
+    finishes = {"stop": "stop", "calls": "tool_calls", "cut": "length"}
 
     def endpoint(self, client):
         return client.chat.completions
@@ -478,6 +555,7 @@ class ChatApi:
                 choice.finish_reason,
                 parsed.usage.model_dump() if parsed.usage else None,
                 headers,
+                extension=(parsed.model_extra or {}).get("tooldef"),
             )
         chunks = parsed
         check(chunks, "the stream had no chunk")
@@ -511,6 +589,9 @@ class ChatApi:
             check(not chunks[-1].choices, "the usage chunk is not the last one or has choices")
         calls = [(calls[i]["id"], calls[i]["name"], calls[i]["arguments"]) for i in sorted(calls)]
         check_calls_visible(self, calls, allowed, inject)
+        extensions = [(chunk.model_extra or {}).get("tooldef") for chunk in chunks]
+        extensions = [e for e in extensions if e is not None]
+        check(len(extensions) <= 1, f"{len(extensions)} chunks carry the `tooldef` member")
         return Reply(
             chunks[0].id,
             [text] if text else [],
@@ -519,6 +600,7 @@ class ChatApi:
             usages[0].model_dump() if usages else None,
             headers,
             chunks,
+            extension=extensions[0] if extensions else None,
         )
 
     # what the upstream received
@@ -540,11 +622,21 @@ class ChatApi:
         return [(m.get("tool_call_id"), content_text(m.get("content"))) for m in self.req_items(body) if m.get("role") == "tool"]
 
 
-class ResponsesApi:
+class ResponsesApi(OpenAiApi):
     name = "responses"
     target = "responses"
     path = "/v1/responses"
     usage_keys = ("input_tokens", "output_tokens", "total_tokens")
+    finishes = {"stop": "completed", "calls": "completed", "cut": "incomplete"}
+
+    def bounds(self, **tooldef):
+        # OpenAI's own `max_tool_calls`; the gateway's extension for the rest.
+        bound = {}
+        if "max_tool_calls" in tooldef:
+            bound["max_tool_calls"] = tooldef.pop("max_tool_calls")
+        if tooldef:
+            bound["extra_body"] = {"tooldef": tooldef}
+        return bound
 
     def endpoint(self, client):
         return client.responses
@@ -680,8 +772,175 @@ class ResponsesApi:
         ]
 
 
+class MessagesApi:
+    """Anthropic's Messages API, through the official `anthropic` SDK: tools `{name,
+    description, input_schema}`, calls as `tool_use` blocks whose `input` is an object, their
+    results as `tool_result` blocks of the next user message, `stop_reason` for the finish."""
+
+    name = "messages"
+    target = "messages"  # GET /v1/tools?target=messages
+    listing_target = "anthropic"  # what the listing calls it: the tools are rendered for Anthropic
+    path = "/v1/messages"
+    usage_keys = ("input_tokens", "output_tokens")
+    finishes = {"stop": "end_turn", "calls": "tool_use", "cut": "max_tokens"}
+    sdk = anthropic
+    strict = False  # Anthropic's tools keep optional parameters optional
+    max_tokens = 1024
+
+    def client(self, gw, **kw):
+        return gw.anthropic(**kw)
+
+    def endpoint(self, client):
+        return client.messages
+
+    def tool(self, name, description, parameters):
+        return {"name": name, "description": description, "input_schema": parameters}
+
+    def def_name(self, d):
+        return d.get("name")
+
+    def def_strict(self, d):
+        return d.get("strict")
+
+    def def_parameters(self, d):
+        return d.get("input_schema")
+
+    def def_description(self, d):
+        return d.get("description")
+
+    def named_choice(self, name):
+        return {"type": "tool", "name": name}
+
+    def choice_wire(self, kind):
+        return {"type": {"required": "any"}.get(kind, kind)}
+
+    def call_args(self, raw):
+        # A `tool_use` block's `input` is the object the arguments are.
+        return json.loads(raw)
+
+    def weather_args(self, city, days=None):
+        # Not strict: an optional parameter the model does not give is left out.
+        return {"city": city} if days is None else {"city": city, "days": days}
+
+    def bounds(self, **tooldef):
+        return {"extra_body": {"tooldef": tooldef}}
+
+    def start(self, marker, turns):
+        return [{"role": "user", "content": user_text(marker, turns)}]
+
+    def extend(self, conversation, reply, outputs):
+        assistant = {"role": "assistant", "content": reply.content}
+        results = [{"type": "tool_result", "tool_use_id": call_id, "content": text} for call_id, text in outputs.items()]
+        return [*conversation, assistant, {"role": "user", "content": results}]
+
+    def args(self, conversation, stream, kw):
+        args = {"model": MODEL, "messages": conversation, "max_tokens": self.max_tokens, **kw}
+        if stream:
+            args["stream"] = True
+        return args
+
+    def reply(self, parsed, headers, stream, allowed, inject):
+        events = []
+        if stream:
+            events = parsed
+            message = self.check_events(events)
+        else:
+            message = parsed.model_dump(exclude_none=True)
+        content = message.get("content") or []
+        texts = [block["text"] for block in content if block.get("type") == "text"]
+        calls = [(block["id"], block["name"], block.get("input")) for block in content if block.get("type") == "tool_use"]
+        check_calls_visible(self, calls, allowed, inject)
+        usage = message.get("usage")
+        return Reply(
+            message.get("id"),
+            texts,
+            calls,
+            message.get("stop_reason"),
+            {key: usage.get(key) for key in self.usage_keys} if usage else None,
+            headers,
+            events,
+            extension=message.get("tooldef"),
+            content=content,
+        )
+
+    def check_events(self, events):
+        """The stream is one well-formed message (as Anthropic's streaming docs have it: one
+        `message_start`; content blocks numbered from 0 in order, each started, given its deltas
+        and stopped before the next starts; one `message_delta` with the `stop_reason` after the
+        last block; `message_stop` last) and the message it makes, built as the SDK's own
+        accumulator builds it (the `message_delta`'s usage is cumulative and overrides)."""
+        check(events, "the stream had no event")
+        types = [e.type for e in events]
+        eq(types.count("message_start"), 1, "number of message_start events")
+        eq(types[0], "message_start", "the first event")
+        eq(types.count("message_stop"), 1, "number of message_stop events")
+        eq(types[-1], "message_stop", "the last event")
+        eq(types.count("message_delta"), 1, "number of message_delta events")
+        eq(types[-2], "message_delta", "the event before message_stop")
+        message = events[0].message.model_dump(exclude_none=True)
+        usage = dict(message.get("usage") or {})
+        blocks, partial, open_index = [], {}, None
+        for e in events[1:-2]:
+            if e.type == "content_block_start":
+                check(open_index is None, f"block {e.index} started while block {open_index} is open")
+                eq(e.index, len(blocks), "the index of a started content block")
+                blocks.append(e.content_block.model_dump(exclude_none=True))
+                open_index = e.index
+            elif e.type == "content_block_delta":
+                eq(e.index, open_index, f"the index of a {e.delta.type}")
+                block = blocks[e.index]
+                if e.delta.type == "text_delta":
+                    block["text"] = block.get("text", "") + e.delta.text
+                elif e.delta.type == "input_json_delta":
+                    partial[e.index] = partial.get(e.index, "") + e.delta.partial_json
+            elif e.type == "content_block_stop":
+                eq(e.index, open_index, "the index of a stopped content block")
+                if partial.get(e.index, "").strip():
+                    blocks[e.index]["input"] = json.loads(partial[e.index])
+                open_index = None
+            else:
+                raise AssertionError(f"a {e.type} event among the content blocks")
+        check(open_index is None, f"block {open_index} was never stopped")
+        delta = events[-2]
+        eq(delta.delta.stop_reason is not None, True, "message_delta carries a stop_reason")
+        for key, value in delta.usage.model_dump(exclude_none=True).items():
+            usage[key] = value
+        message.update(content=blocks, stop_reason=delta.delta.stop_reason, usage=usage)
+        extension = (delta.model_extra or {}).get("tooldef")
+        if extension is not None:
+            message["tooldef"] = extension
+        return message
+
+    # what the upstream received
+    def req_tools(self, body):
+        return body.get("tools") or []
+
+    def req_items(self, body):
+        return body.get("messages") or []
+
+    def req_calls(self, body):
+        return [
+            (block.get("id"), block.get("name"), json.dumps(block.get("input")))
+            for m in self.req_items(body)
+            if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+            for block in m["content"]
+            if block.get("type") == "tool_use"
+        ]
+
+    def req_results(self, body):
+        return [
+            (block.get("tool_use_id"), content_text(block.get("content")))
+            for m in self.req_items(body)
+            if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for block in m["content"]
+            if block.get("type") == "tool_result"
+        ]
+
+
 CHAT = ChatApi()
 RESPONSES = ResponsesApi()
+MESSAGES = MessagesApi()
+APIS = (CHAT, RESPONSES, MESSAGES)
 
 
 def allowed_names(api, kw):
@@ -734,18 +993,20 @@ def results_by_id(api, body):
     return dict(results)
 
 
-def replayed_usage(api, entries):
+def replayed_usage(api, entries, upstream=None):
     """The usage the upstream gives each logged request, asked again directly, summed.
 
     The scripted upstream counts tokens from the body's length, so each request is replayed as
-    compact JSON (how the gateway's serde_json writes it), streamed when it was streamed."""
+    compact JSON (how the gateway's serde_json writes it), streamed when it was streamed. A
+    streamed Messages reply says its input tokens in `message_start` and its output tokens in
+    `message_delta`."""
     total = dict.fromkeys(api.usage_keys, 0)
     for entry in entries:
         body = entry["body"]
         data = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
         headers = {"authorization": f"Bearer {CLIENT_KEY}", "content-type": "application/json"}
         usage = None
-        with httpx.stream("POST", UPSTREAM + api.path, content=data, headers=headers, timeout=30) as response:
+        with httpx.stream("POST", (upstream or UPSTREAM) + api.path, content=data, headers=headers, timeout=30) as response:
             eq(response.status_code, 200, "status of a logged request replayed to the upstream")
             if body.get("stream"):
                 for _, event in sse(response):
@@ -754,6 +1015,10 @@ def replayed_usage(api, entries):
                     event = json.loads(event)
                     if event.get("type") == "response.completed":
                         usage = event["response"].get("usage")
+                    elif event.get("type") == "message_start":
+                        usage = dict(event["message"].get("usage") or {})
+                    elif event.get("type") == "message_delta":
+                        usage = {**(usage or {}), **event.get("usage", {})}
                     elif event.get("usage"):
                         usage = event["usage"]
             else:
@@ -799,11 +1064,12 @@ def test(name, timeout=45):
     return register
 
 
-def both_apis(name, timeout=45, streams=(False, True)):
-    """Registers the scenario once per API and per streaming mode."""
+def every_api(name, timeout=45, streams=(False, True), apis=APIS):
+    """Registers the scenario once per API (Chat Completions, Responses, Messages) and per
+    streaming mode: `fn(api, stream, t)`."""
 
     def register(fn):
-        for api in (CHAT, RESPONSES):
+        for api in apis:
             for stream in streams:
                 variant = f"{name}[{api.name}{'-stream' if stream else ''}]"
                 TESTS.append((variant, functools.partial(fn, api, stream), timeout))
@@ -816,13 +1082,14 @@ def both_apis(name, timeout=45, streams=(False, True)):
 # 1. injected tools only
 
 
-@both_apis("injected_tools_only")
+@every_api("injected_tools_only")
 def _(api, stream, t):
     gw = gateway("main")
     ids = [f"call_w_{t.tag}", f"call_s_{t.tag}", f"call_a_{t.tag}"]
-    weather_args = {"city": f"Lisbon-{t.tag}", "days": None, "units": None, "include_hourly": None}
+    weather_args = api.weather_args(f"Lisbon-{t.tag}")
     sum_args = {"a": 2, "b": 40}
-    annotated_args = {"messageType": "success", "includeImage": None}
+    # A strict tool's optional parameter comes as null (restored to absent for the server).
+    annotated_args = {"messageType": "success", "includeImage": None} if api.strict else {"messageType": "success"}
     turns = [
         {
             "calls": [
@@ -836,11 +1103,11 @@ def _(api, stream, t):
     kw = {"tools": [lookup_order(api)]}
     if stream and api is CHAT:
         kw["stream_options"] = {"include_usage": True}
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, **kw)
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, **kw)
 
     eq(reply.calls, [], "tool calls the client got")
-    if api is CHAT:
-        eq(reply.finish, "stop", "finish_reason")
+    if api is not RESPONSES:
+        eq(reply.finish, api.finishes["stop"], "finish_reason / stop_reason")
     results = json_after(reply.text, "results: ")
     check(isinstance(results, list) and len(results) == 3, f"expected 3 tool results, got {short(results)}")
     joined = json.dumps(results)
@@ -860,9 +1127,15 @@ def _(api, stream, t):
     injected = gw.tools(api.target)["data"]
     eq(tools[1:], injected, "the injected tools of the upstream's request (vs /v1/tools)")
     weather_def = next(d for d in tools if api.def_name(d) == "example__get_weather")
-    eq(api.def_strict(weather_def), True, "example__get_weather's strict")
-    check("includeImage" in api.def_parameters(next(d for d in tools if api.def_name(d) == "everything__get-annotated-message"))["required"],
-          "get-annotated-message's includeImage not required under strict")
+    annotated_def = next(d for d in tools if api.def_name(d) == "everything__get-annotated-message")
+    if api.strict:
+        eq(api.def_strict(weather_def), True, "example__get_weather's strict")
+        check("includeImage" in api.def_parameters(annotated_def)["required"],
+              "get-annotated-message's includeImage not required under strict")
+    else:
+        eq(api.def_parameters(weather_def).get("required"), ["city"], "example__get_weather's required (optional ones left out)")
+        check("includeImage" not in (api.def_parameters(annotated_def).get("required") or []),
+              "get-annotated-message's includeImage required without strict")
     eq(api.req_calls(first), [], "calls in the first request")
 
     calls = api.req_calls(second)
@@ -877,18 +1150,19 @@ def _(api, stream, t):
     check_usage(api, reply, entries)
 
 
-@both_apis("an_injected_image_reaches_the_model_as_each_api_takes_it")
+@every_api("an_injected_image_reaches_the_model_as_each_api_takes_it")
 def _(api, stream, t):
     # server-everything's get-tiny-image answers with text, a PNG and text again. The Responses
-    # API takes the PNG (an `input_image` part of `function_call_output.output`); a Chat
-    # Completions tool message is text, which says what the image was.
+    # API takes the PNG (an `input_image` part of `function_call_output.output`), the Messages
+    # API too (an `image` block of the `tool_result`); a Chat Completions tool message is text,
+    # which says what the image was.
     gw = gateway("main")
     call_id = f"call_img_{t.tag}"
     turns = [
         {"calls": [{"name": "everything__get-tiny-image", "arguments": {}, "id": call_id}]},
         {"content": "seen"},
     ]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
     eq(reply.calls, [], "tool calls the client got")
     rounds_header(reply, stream, 2)
     entries = upstream_log(t.marker, api.path)
@@ -912,6 +1186,23 @@ def _(api, stream, t):
         FunctionCallOutput = openai.types.responses.response_input_item_param.FunctionCallOutput
         item = next(i for i in api.req_items(second) if i.get("type") == "function_call_output")
         check(set(item) <= set(FunctionCallOutput.__annotations__), f"unknown keys in {sorted(item)}")
+    elif api is MESSAGES:
+        results = [
+            block for m in api.req_items(second) if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for block in m["content"] if block.get("type") == "tool_result" and block.get("tool_use_id") == call_id
+        ]
+        eq(len(results), 1, "tool_result blocks for the call")
+        blocks = results[0].get("content")
+        check(isinstance(blocks, list), f"the tool_result's content is not a list of blocks: {short(blocks)}")
+        kinds = [b.get("type") for b in blocks]
+        eq(kinds.count("image"), 1, f"image blocks in {kinds}")
+        check(kinds.count("text") >= 1, f"no text block in {kinds}")
+        source = next(b for b in blocks if b.get("type") == "image")["source"]
+        eq((source.get("type"), source.get("media_type")), ("base64", "image/png"), "the image's source")
+        check(source.get("data", "").startswith("iVBOR"), f"not a PNG: {short(source)}")
+        # The anthropic SDK's own type for the block takes it.
+        ToolResultBlockParam = anthropic.types.ToolResultBlockParam
+        check(set(results[0]) <= set(ToolResultBlockParam.__annotations__), f"unknown keys in {sorted(results[0])}")
     else:
         text = results_by_id(api, second)[call_id]
         check("image/png" in text, f"the tool message does not say there was an image: {short(text)}")
@@ -921,16 +1212,16 @@ def _(api, stream, t):
 # 2. client tools only
 
 
-@both_apis("client_tools_only")
+@every_api("client_tools_only")
 def _(api, stream, t):
     gw = gateway("main")
     call_id = f"call_lo_{t.tag}"
     raw_args = '{"order_id": "A-%s",  "verbose": false}' % t.tag
     turns = [{"calls": [{"name": "lookup_order", "arguments_raw": raw_args, "id": call_id}]}]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
-    eq(reply.calls, [(call_id, "lookup_order", raw_args)], "the tool calls the client got")
-    if api is CHAT:
-        eq(reply.finish, "tool_calls", "finish_reason")
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "lookup_order", api.call_args(raw_args))], "the tool calls the client got")
+    if api is not RESPONSES:
+        eq(reply.finish, api.finishes["calls"], "finish_reason / stop_reason")
     rounds_header(reply, stream, 1)
     eq(reply.headers.get("x-tooldef-conflicts"), None, "header x-tooldef-conflicts without a conflict")
     eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received")
@@ -940,11 +1231,16 @@ def _(api, stream, t):
 # 3. injected and client tools in one reply
 
 
-def mixed(api, stream, t, previous):
-    gw = gateway("main")
+def mixed(api, stream, t, previous, gw_name="main"):
+    """A turn that calls an injected tool and one of the client's: the injected one runs, the
+    client gets its own, and its follow-up (the conversation sent back, or on Responses only the
+    output through `previous_response_id`) reaches the upstream with the injected call and its
+    result put back. Over a gateway that translates, the upstream gets all that in its API."""
+    gw = gateway(gw_name)
+    spoken = wire(gw, api)
     w_id, lo_id = f"call_w_{t.tag}", f"call_lo_{t.tag}"
     raw_args = '{"order_id": "B-%s"}' % t.tag
-    weather_args = {"city": f"Porto-{t.tag}", "days": 2, "units": None, "include_hourly": None}
+    weather_args = spoken.weather_args(f"Porto-{t.tag}", days=2)
     turns = [
         {
             "calls": [
@@ -954,14 +1250,14 @@ def mixed(api, stream, t, previous):
         },
         {"content": "final: {tool_results}"},
     ]
-    client = gw.client()
+    client = api.client(gw)
     tools = [lookup_order(api)]
     conversation = api.start(t.marker, turns)
     first = create(api, client, conversation, stream, tools=tools)
-    eq(first.calls, [(lo_id, "lookup_order", raw_args)], "the tool calls the client got")
-    if api is CHAT:
-        eq(first.finish, "tool_calls", "finish_reason")
-    eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received after the first reply")
+    eq(first.calls, [(lo_id, "lookup_order", api.call_args(raw_args))], "the tool calls the client got")
+    if api is not RESPONSES:
+        eq(first.finish, api.finishes["calls"], "finish_reason / stop_reason")
+    eq(len(upstream_entries(gw, api, t.marker)), 1, "requests the upstream received after the first reply")
 
     output = f"order B-{t.tag} shipped ({t.marker})"
     if previous:
@@ -974,23 +1270,28 @@ def mixed(api, stream, t, previous):
     check(output in results, f"the client's tool result is not in {short(results)}")
     check(any(f"Porto-{t.tag}" in r for r in results), f"the weather result is not in {short(results)}")
 
-    entries = upstream_log(t.marker, api.path)
+    entries = upstream_entries(gw, api, t.marker)
     eq(len(entries), 2, "requests the upstream received")
     body = entries[1]["body"]
-    if previous:
+    if previous and spoken is api:
         check(body.get("previous_response_id"), "the follow-up reached the upstream without previous_response_id")
     else:
-        calls = api.req_calls(body)
+        # Sent back whole, or, over an upstream that keeps nothing, put together by the gateway
+        # from the conversation it kept for the response's id.
+        check("previous_response_id" not in body, "previous_response_id reached an upstream that speaks Chat Completions")
+        calls = spoken.req_calls(body)
         eq([c[0] for c in calls], [w_id, lo_id], "call ids of the assistant turn the upstream got back")
         eq([c[1] for c in calls], ["example__get_weather", "lookup_order"], "call names the upstream got back")
         eq(json.loads(calls[0][2]), weather_args, "the injected call's arguments the upstream got back")
-    results = results_by_id(api, body)
+        eq(json.loads(calls[1][2]), json.loads(raw_args), "the client's call's arguments the upstream got back")
+    results = results_by_id(spoken, body)
     eq(sorted(results), sorted([w_id, lo_id]), "tool result ids in the follow-up the upstream got")
     check(f"Porto-{t.tag}" in results[w_id], f"the injected call's result: {short(results[w_id])}")
     eq(results[lo_id], output, "the client's tool result")
+    return first, reply
 
 
-@both_apis("mixed_reply")
+@every_api("mixed_reply")
 def _(api, stream, t):
     mixed(api, stream, t, previous=False)
 
@@ -1009,7 +1310,7 @@ def _(t):
 # 4. a client tool named like an injected one
 
 
-@both_apis("name_conflict")
+@every_api("name_conflict")
 def _(api, stream, t):
     gw = gateway("main")
     description = f"The client's own weather tool {t.tag}."
@@ -1019,13 +1320,13 @@ def _(api, stream, t):
     echo = api.tool("everything__echo", "The client's echo.", {"type": "object", "properties": {}})
     call_id = f"call_c_{t.tag}"
     turns = [{"calls": [{"name": "example__get_weather", "arguments_raw": '{"town": "Braga"}', "id": call_id}]}]
-    client = gw.client()
+    client = api.client(gw)
     reply = create(api, client, api.start(t.marker, turns), stream, tools=[own])
     eq(reply.headers.get("x-tooldef-conflicts"), "example__get_weather", "header x-tooldef-conflicts")
     two = create(api, client, api.start(t.marker + "b", [{"content": "hi"}]), stream, tools=[echo, own])
     conflicts = (two.headers.get("x-tooldef-conflicts") or "").split(",")
     eq(sorted(c.strip() for c in conflicts), ["everything__echo", "example__get_weather"], "header x-tooldef-conflicts with two")
-    eq(reply.calls, [(call_id, "example__get_weather", '{"town": "Braga"}')], "the call the client got (its own tool)")
+    eq(reply.calls, [(call_id, "example__get_weather", api.call_args('{"town": "Braga"}'))], "the call the client got (its own tool)")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 2, "requests the upstream received")
     tools = api.req_tools(entries[0]["body"])
@@ -1039,7 +1340,7 @@ def _(api, stream, t):
 # 5. tool_choice naming an injected tool
 
 
-@both_apis("tool_choice_injected")
+@every_api("tool_choice_injected")
 def _(api, stream, t):
     gw = gateway("main")
     turns = [
@@ -1047,15 +1348,15 @@ def _(api, stream, t):
         {"content": "time: {tool_results}"},
     ]
     choice = api.named_choice("example__get_server_time")
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, tool_choice=choice, tools=[lookup_order(api)])
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tool_choice=choice, tools=[lookup_order(api)])
     check(SERVER_TIME in reply.text, f"the answer lacks the server time: {short(reply.text)}")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 2, "requests the upstream received")
     # A named choice goes as `required` with that tool alone, which every upstream takes
     # (llama.cpp's server refuses a named one); the next round is `auto` with every tool.
-    eq(entries[0]["body"].get("tool_choice"), "required", "tool_choice of round 1")
+    eq(entries[0]["body"].get("tool_choice"), api.choice_wire("required"), "tool_choice of round 1")
     eq(upstream_tool_names(api, entries[0]), ["example__get_server_time"], "the tools of round 1")
-    eq(entries[1]["body"].get("tool_choice"), "auto", "tool_choice of round 2")
+    eq(entries[1]["body"].get("tool_choice"), api.choice_wire("auto"), "tool_choice of round 2")
     check({"lookup_order", "example__get_server_time"} <= set(upstream_tool_names(api, entries[1])),
           "the tools of round 2: every tool again")
 
@@ -1064,7 +1365,7 @@ def _(api, stream, t):
 # 6. failing tools
 
 
-@both_apis("failing_tool")
+@every_api("failing_tool")
 def _(api, stream, t):
     gw = gateway("main")
     call_id = f"call_x_{t.tag}"
@@ -1072,7 +1373,7 @@ def _(api, stream, t):
         {"calls": [{"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": call_id}]},
         {"content": "got: {tool_results}"},
     ]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
     results = json_after(reply.text, "got: ")
     eq(len(results), 1, "tool results")
     entries = upstream_log(t.marker, api.path)
@@ -1080,8 +1381,12 @@ def _(api, stream, t):
     text = results_by_id(api, entries[1]["body"]).get(call_id)
     check(text is not None, "no result for the crashing call in round 2")
     check(re.search(r"error|fail|panic", text, re.I), f"the crash's result does not say it failed: {short(text)}")
+    if api is MESSAGES:
+        flags = [block.get("is_error") for m in api.req_items(entries[1]["body"]) if isinstance(m.get("content"), list)
+                 for block in m["content"] if block.get("type") == "tool_result" and block.get("tool_use_id") == call_id]
+        eq(flags, [True], "the crash's tool_result is_error")
     eq(gw.server("example").get("state"), "running", "the example server's state after the crash")
-    again = create(api, gw.client(), api.start(t.marker + "b", [
+    again = create(api, api.client(gw), api.start(t.marker + "b", [
         {"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"content": "t: {tool_results}"},
     ]), stream)
     check(SERVER_TIME in again.text, f"the gateway stopped serving after a crash: {short(again.text)}")
@@ -1348,21 +1653,24 @@ def _(t):
     eq(upstream_log(t.marker), [], "requests the upstream received")
 
 
-@both_apis("tool_choice_none")
+@every_api("tool_choice_none")
 def _(api, stream, t):
     gw = gateway("main")
     turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}]
-    client = gw.client()
-    reply = create(api, client, api.start(t.marker, turns), stream, tools=[lookup_order(api)], tool_choice="none")
+    client = api.client(gw)
+    none = api.choice_wire("none")  # Anthropic's is {"type": "none"}
+    reply = create(api, client, api.start(t.marker, turns), stream, tools=[lookup_order(api)], tool_choice=none)
     eq(reply.text, "tool_choice was none", "the answer")
     eq(reply.calls, [], "tool calls")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 1, "requests the upstream received")
     eq([api.def_name(d) for d in api.req_tools(entries[0]["body"])], ["lookup_order"], "tools sent upstream")
-    eq(entries[0]["body"].get("tool_choice"), "none", "tool_choice sent upstream")
+    eq(entries[0]["body"].get("tool_choice"), none, "tool_choice sent upstream")
 
 
-@both_apis("too_many_tools", streams=(False,))
+# Not on Messages: Anthropic's API takes any number of tools, so the gateway sends them all there
+# (no 128 limit, no search tool) unless its `max_tools` says otherwise, which these gateways do not.
+@every_api("too_many_tools", streams=(False,), apis=(CHAT, RESPONSES))
 def _(api, stream, t):
     gw = gateway("main")
     injected = len(gw.tools(api.target)["data"])
@@ -1397,7 +1705,8 @@ def _(api, stream, t):
 SEARCH_TOOL = "tooldef_search_tools"
 
 
-@both_apis("tool_search_over_600_tools", timeout=60)
+# Not on Messages, for the same reason: all 600 tools go to an Anthropic upstream, no search.
+@every_api("tool_search_over_600_tools", timeout=60, apis=(CHAT, RESPONSES))
 def _(api, stream, t):
     gw = gateway("many")
     listed = [api.def_name(d) for d in gw.tools(api.target)["data"]]
@@ -1431,57 +1740,140 @@ def _(api, stream, t):
 # 11. upstream errors
 
 
-@both_apis("upstream_error")
-def _(api, stream, t):
-    gw = gateway("main")
-    body = {"error": {"message": f"Rate limit reached {t.tag}", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
-    turns = [{"error": {"status": 429, "body": body}}]
+def error_body(api, status, message, kind):
+    """An error body in `api`'s shape: what a provider of that API answers."""
+    if api is MESSAGES:
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": kind, "param": None, "code": "rate_limit_exceeded" if status == 429 else None}}
+
+
+# A provider's kind of error for each status, in each API's words (Anthropic's from its docs).
+ERROR_KINDS = {
+    429: {"openai": "requests", "anthropic": "rate_limit_error"},
+    503: {"openai": "server_error", "anthropic": "api_error"},
+}
+
+
+def error_as_client_gets_it(api, spoken, status, message):
+    """The upstream's error (in `spoken`'s shape) as the client of `api` must get it: as it came
+    when the gateway speaks the client's API; otherwise in the client's API's shape, the kind
+    its status has there."""
+    kinds = ERROR_KINDS[status]
+    sent = error_body(spoken, status, message, kinds["anthropic" if spoken is MESSAGES else "openai"])
+    if spoken is api:
+        return sent, sent
+    if api is MESSAGES:
+        return sent, error_body(MESSAGES, status, message, kinds["anthropic"])
+    return sent, sent  # Chat Completions' and Responses' errors have one shape
+
+
+def upstream_error_round_1(api, stream, t, gw_name):
+    """The upstream refuses the first round: the client gets the status and the body in its API's
+    shape (a stream too: its first round is asked before the answer starts), which its SDK
+    raises as the status's exception."""
+    gw = gateway(gw_name)
+    spoken = wire(gw, api)
+    sent, want = error_as_client_gets_it(api, spoken, 429, f"Rate limit reached {t.tag}")
+    turns = [{"error": {"status": 429, "body": sent}}]
     try:
-        create(api, gw.client(), api.start(t.marker, turns), stream)
+        create(api, api.client(gw), api.start(t.marker, turns), stream)
         raise AssertionError("no error raised")
-    except openai.RateLimitError as error:
+    except api.sdk.RateLimitError as error:
         eq(error.status_code, 429, "status")
-        eq(error.response.json(), body, "the error body")
-    eq(len(upstream_log(t.marker, api.path)), 1, "requests the upstream received")
+        eq(error.response.json(), want, "the error body")
+    eq(len(upstream_entries(gw, api, t.marker)), 1, "requests the upstream received")
 
 
-@test("upstream_error_in_round_2[chat]")
-def _(t):
-    gw = gateway("main")
-    body = {"error": {"message": f"Overloaded {t.tag}", "type": "server_error", "param": None, "code": None}}
-    turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"error": {"status": 503, "body": body}}]
-    try:
-        create(CHAT, gw.client(), CHAT.start(t.marker, turns))
-        raise AssertionError("no error raised")
-    except openai.APIStatusError as error:
-        eq(error.status_code, 503, "status")
-        eq(error.response.json(), body, "the error body")
-    eq(len(upstream_log(t.marker, CHAT.path)), 2, "requests the upstream received")
+def upstream_error_round_2(api, stream, t, gw_name):
+    """The upstream refuses the second round: a whole answer is that status and body in the
+    client's API's shape; a stream, already answered 200, ends with its API's error event, which
+    says the round and the status."""
+    gw = gateway(gw_name)
+    spoken = wire(gw, api)
+    message = f"Overloaded {t.tag}"
+    sent, want = error_as_client_gets_it(api, spoken, 503, message)
+    turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}}]}, {"error": {"status": 503, "body": sent}}]
+    conversation = api.start(t.marker, turns)
+    said = "The upstream answered round 2 with 503"
+    if not stream:
+        try:
+            create(api, api.client(gw), conversation)
+            raise AssertionError("no error raised")
+        except api.sdk.APIStatusError as error:
+            eq(error.status_code, 503, "status")
+            eq(error.response.json(), want, "the error body")
+    elif api is RESPONSES:
+        events = list(api.client(gw).responses.create(**api.args(conversation, True, {})))
+        types = [e.type for e in events]
+        eq((types[0], types[-1]), ("response.created", "error"), "the first and last events")
+        check("response.completed" not in types, "a response.completed in a stream that failed")
+        last = events[-1]
+        check(said in last.message and message in last.message, f"the error event's message: {last.message!r}")
+    else:
+        try:
+            list(api.endpoint(api.client(gw)).create(**api.args(conversation, True, {})))
+            raise AssertionError("the stream ended without an error")
+        except api.sdk.APIStatusError as error:
+            eq(error.status_code, 200, "status (the stream had started)")
+            body = error.body if api is MESSAGES else {"error": error.body}
+            detail = body.get("error") or {}
+            check(said in detail.get("message", "") and message in detail.get("message", ""), f"the error: {short(body)}")
+            if api is MESSAGES:
+                eq(body.get("type"), "error", "the error event's type")
+        except openai.APIError as error:  # Chat Completions: the SDK raises the error chunk
+            check(api is CHAT, f"{type(error).__name__} on {api.name}: {error}")
+            check(said in error.message and message in error.message, f"the error chunk's message: {error.message!r}")
+    eq(len(upstream_entries(gw, api, t.marker)), 2, "requests the upstream received")
+
+
+@every_api("upstream_error")
+def _(api, stream, t):
+    upstream_error_round_1(api, stream, t, "main")
+
+
+@every_api("upstream_error_in_round_2")
+def _(api, stream, t):
+    upstream_error_round_2(api, stream, t, "main")
 
 
 # ---------------------------------------------------------------------------------------------
 # 12. max rounds
 
 
-@both_apis("max_rounds")
-def _(api, stream, t):
-    gw = gateway("limits")  # --max-rounds 3
+def max_rounds(api, stream, t, gw_name, bound):
+    gw = gateway(gw_name)
+    spoken = wire(gw, api)
     turns = [{"content": f"round {k}", "calls": [{"name": "example__get_server_time", "arguments": {}}]} for k in range(6)]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, **bound)
     eq(reply.calls, [], "tool calls the client got")
     eq(reply.text, "round 0\n\nround 1\n\ntool_choice was none", "the answer (the rounds' texts joined)")
     if api is RESPONSES:
         eq(reply.texts, ["round 0", "round 1", "tool_choice was none"], "the message items")
         eq((reply.finish, reply.incomplete), ("incomplete", "max_rounds"), "the response's status and incomplete_details.reason")
-    elif not stream:
-        eq(reply.headers.get("x-tooldef-incomplete"), "max_rounds", "header x-tooldef-incomplete")
+    else:
+        # Chat Completions and Messages have no such status: the body says it (a stream in its
+        # closing chunk or message_delta), and a whole answer's header.
+        eq(reply.extension, {"incomplete": {"reason": "max_rounds"}, "rounds": 3}, "the answer's `tooldef` member")
+        if not stream:
+            eq(reply.headers.get("x-tooldef-incomplete"), "max_rounds", "header x-tooldef-incomplete")
+    if api is MESSAGES:
+        eq(reply.texts, ["round 0", "round 1", "tool_choice was none"], "the text blocks")
+        eq(reply.finish, "end_turn", "stop_reason")
     rounds_header(reply, stream, 3)
-    entries = upstream_log(t.marker, api.path)
+    entries = upstream_entries(gw, api, t.marker)
     eq(len(entries), 3, "requests the upstream received")
-    eq([e["body"].get("tool_choice") == "none" for e in entries], [False, False, True], "which rounds had tool_choice none")
+    none = spoken.choice_wire("none")
+    eq([e["body"].get("tool_choice") == none for e in entries], [False, False, True], "which rounds had tool_choice none")
+    check(all("tooldef" not in e["body"] for e in entries), "the gateway's extension member reached the upstream")
+    return reply, entries
 
 
-@both_apis("max_tool_calls")
+@every_api("max_rounds")
+def _(api, stream, t):
+    max_rounds(api, stream, t, "limits", {})  # --max-rounds 3
+
+
+@every_api("max_tool_calls")
 def _(api, stream, t):
     gw = gateway("limits")  # --max-rounds 3, no bound on tool calls
     ids = [f"call_a_{t.tag}", f"call_b_{t.tag}"]
@@ -1489,18 +1881,19 @@ def _(api, stream, t):
         {"content": "two calls", "calls": [{"name": "example__get_server_time", "arguments": {}, "id": i} for i in ids]},
         {"content": "never said: round 2 is the last"},
     ]
-    # Responses has OpenAI's own `max_tool_calls`; Chat Completions takes the gateway's extension.
-    bound = {"max_tool_calls": 1} if api is RESPONSES else {"extra_body": {"tooldef": {"max_tool_calls": 1}}}
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, **bound)
+    # Responses has OpenAI's own `max_tool_calls`; Chat Completions and Messages take the gateway's extension.
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, **api.bounds(max_tool_calls=1))
     eq(reply.calls, [], "tool calls the client got")
     eq(reply.text, "two calls\n\ntool_choice was none", "the answer")
     if api is RESPONSES:
         eq((reply.finish, reply.incomplete), ("incomplete", "max_tool_calls"), "the response's status and incomplete_details.reason")
-    elif not stream:
-        eq(reply.headers.get("x-tooldef-incomplete"), "max_tool_calls", "header x-tooldef-incomplete")
+    else:
+        eq(reply.extension, {"incomplete": {"reason": "max_tool_calls"}, "rounds": 2}, "the answer's `tooldef` member")
+        if not stream:
+            eq(reply.headers.get("x-tooldef-incomplete"), "max_tool_calls", "header x-tooldef-incomplete")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 2, "requests the upstream received")
-    eq([e["body"].get("tool_choice") == "none" for e in entries], [False, True], "which rounds had tool_choice none")
+    eq([e["body"].get("tool_choice") == api.choice_wire("none") for e in entries], [False, True], "which rounds had tool_choice none")
     check("tooldef" not in entries[0]["body"], "the gateway's extension member reached the upstream")
     if api is RESPONSES:
         eq(entries[0]["body"].get("max_tool_calls"), 1, "OpenAI's max_tool_calls, passed on")
@@ -1955,14 +2348,16 @@ def _(t):
 # 13. inject mode
 
 
-@both_apis("inject_mode")
+@every_api("inject_mode")
 def _(api, stream, t):
     gw = gateway("inject")
     call_id = f"call_i_{t.tag}"
-    raw_args = '{"city": "Faro-%s", "days": null, "units": null, "include_hourly": null}' % t.tag
+    raw_args = json.dumps(api.weather_args(f"Faro-{t.tag}"))
     turns = [{"content": "calling", "calls": [{"name": "example__get_weather", "arguments_raw": raw_args, "id": call_id}]}]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream, inject=True, tools=[lookup_order(api)])
-    eq(reply.calls, [(call_id, "example__get_weather", raw_args)], "the call the client got")
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, inject=True, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "example__get_weather", api.call_args(raw_args))], "the call the client got")
+    if api is not RESPONSES:
+        eq(reply.finish, api.finishes["calls"], "finish_reason / stop_reason")
     eq(reply.text, "calling", "the text")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 1, "requests the upstream received")
@@ -1976,7 +2371,7 @@ def _(api, stream, t):
 # 14. a Streamable HTTP MCP server
 
 
-@both_apis("streamable_http_server", streams=(False,))
+@every_api("streamable_http_server", streams=(False,))
 def _(api, stream, t):
     gw = gateway("web")
     names = [api.def_name(d) for d in gw.tools(api.target)["data"]]
@@ -1988,7 +2383,7 @@ def _(api, stream, t):
         {"calls": [{"name": "web__echo", "arguments": {"message": f"hello-{t.tag}"}, "id": call_id}]},
         {"content": "echo: {tool_results}"},
     ]
-    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
     check(f"Echo: hello-{t.tag}" in reply.text, f"answer: {short(reply.text)}")
     entries = upstream_log(t.marker, api.path)
     eq(len(entries), 2, "requests the upstream received")
@@ -2167,6 +2562,77 @@ def _(t):
     eq({k: usage.get(k) for k in RESPONSES.usage_keys}, replayed_usage(RESPONSES, upstream_log(t.marker, RESPONSES.path)), "the summed usage")
 
 
+@test("raw_stream[messages]")
+def _(t):
+    gw = gateway("main")
+    request = {"model": MODEL, "max_tokens": 1024, "messages": MESSAGES.start(t.marker, two_round_script(t)), "stream": True}
+    headers = {"x-api-key": CLIENT_KEY, "anthropic-version": "2023-06-01"}
+    with httpx.stream("POST", gw.url + MESSAGES.path, json=request, timeout=30, headers=headers) as response:
+        eq(response.status_code, 200, "status")
+        check(response.headers.get("content-type", "").startswith("text/event-stream"), f"content-type {response.headers.get('content-type')}")
+        events = sse(response)
+    for name, data in events:
+        check(name is not None, f"an event without a name: {short(data)}")
+        eq(json.loads(data).get("type"), name, "an event's name vs its data's type")
+    datas = [json.loads(data) for _, data in events if json.loads(data).get("type") != "ping"]
+    types = [d["type"] for d in datas]
+    eq((types[0], types[-2], types[-1]), ("message_start", "message_delta", "message_stop"), "the first and last events")
+    eq((types.count("message_start"), types.count("message_delta"), types.count("message_stop")), (1, 1, 1),
+       "message_start, message_delta and message_stop events")
+    starts = [d for d in datas if d["type"] == "content_block_start"]
+    eq([d["index"] for d in starts], [0, 1], "the indexes of the started blocks")
+    eq([d["content_block"]["type"] for d in starts], ["text", "text"], "the blocks (no tool_use of the injected call)")
+    eq([d["index"] for d in datas if d["type"] == "content_block_stop"], [0, 1], "the indexes of the stopped blocks")
+    texts = ["".join(d["delta"].get("text", "") for d in datas if d["type"] == "content_block_delta" and d["index"] == i)
+             for i in (0, 1)]
+    eq(texts[0], "first", "the first block's text")
+    eq(json_after(texts[1], "second "), [f"Echo: m-{t.tag}"], "the second block's tool results")
+    delta = datas[-2]
+    eq(delta["delta"].get("stop_reason"), "end_turn", "the stop_reason")
+    # The input tokens are injected_tools_only[messages-stream]'s to check.
+    want = replayed_usage(MESSAGES, upstream_log(t.marker, MESSAGES.path))
+    eq(delta["usage"].get("output_tokens"), want["output_tokens"], "the summed output tokens")
+
+
+def stream_helper(api_client, **args):
+    """One Messages request through the SDK's own stream helper: the text it streamed and the
+    message it accumulated from the events."""
+    with api_client.messages.stream(**args) as stream:
+        text = "".join(stream.text_stream)
+        return text, stream.get_final_message()
+
+
+@test("messages_stream_helper[messages-stream]")
+def _(t):
+    """The anthropic SDK's `messages.stream()` helper, which builds the message from the events
+    itself: a turn that calls an injected tool and the client's, and the follow-up."""
+    gw = gateway("main")
+    w_id, lo_id = f"toolu_w_{t.tag}", f"toolu_lo_{t.tag}"
+    turns = [
+        {"content": "looking", "calls": [{"name": "example__get_server_time", "arguments": {}, "id": w_id},
+                                         {"name": "lookup_order", "arguments": {"order_id": f"C-{t.tag}"}, "id": lo_id}]},
+        {"content": "final: {tool_results}"},
+    ]
+    client = gw.anthropic()
+    conversation = MESSAGES.start(t.marker, turns)
+    args = {"model": MODEL, "max_tokens": 1024, "tools": [lookup_order(MESSAGES)]}
+    text, message = stream_helper(client, messages=conversation, **args)
+    eq(text, "looking", "the streamed text")
+    eq([b.type for b in message.content], ["text", "tool_use"], "the message's blocks")
+    call = message.content[1]
+    eq((call.id, call.name, call.input), (lo_id, "lookup_order", {"order_id": f"C-{t.tag}"}), "the client's call")
+    eq(message.stop_reason, "tool_use", "stop_reason")
+    followup = [*conversation, {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in message.content]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": lo_id, "content": "shipped"}]}]
+    text, message = stream_helper(client, messages=followup, **args)
+    eq([b.type for b in message.content], ["text"], "the follow-up's blocks")
+    results = json_after(text, "final: ")
+    check(len(results) == 2 and results[0].startswith(SERVER_TIME) and results[1] == "shipped",
+          f"the results the model read: {short(results)}")
+    eq(message.stop_reason, "end_turn", "the follow-up's stop_reason")
+    eq(len(upstream_log(t.marker, MESSAGES.path)), 2, "requests the upstream received")
+
+
 # ---------------------------------------------------------------------------------------------
 # 18. the gateway's own endpoints
 
@@ -2197,27 +2663,546 @@ EVERYTHING_TOOLS = {
 }
 
 
-@both_apis("tools_endpoint", streams=(False,))
+@every_api("tools_endpoint", streams=(False,))
 def _(api, stream, t):
     gw = gateway("main")
     listing = gw.tools(api.target)
-    eq((listing.get("object"), listing.get("target")), ("list", api.target), "object and target")
+    eq((listing.get("object"), listing.get("target")), ("list", api.listing_target), "object and target")
     tools = listing["data"]
     names = [api.def_name(d) for d in tools]
     want = {f"example__{n}" for n in EXAMPLE_TOOLS} | {f"everything__{n}" for n in EVERYTHING_TOOLS}
     eq(set(names), want, "the injected tools' names")
     eq(len(names), len(want), "number of tools")
     for d in tools:
-        eq(d.get("type"), "function", f"{api.def_name(d)}'s type")
-        check(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", api.def_name(d)), f"not a valid OpenAI name: {api.def_name(d)}")
+        check(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", api.def_name(d)), f"not a valid tool name: {api.def_name(d)}")
     weather = next(d for d in tools if api.def_name(d) == "example__get_weather")
-    eq(api.def_strict(weather), True, "example__get_weather's strict")
     params = api.def_parameters(weather)
+    if api is MESSAGES:
+        # Anthropic's tools: `{name, description, input_schema}`, no `type`; the optional
+        # parameters stay optional and not nullable, so the tool is not strict.
+        for d in tools:
+            eq(sorted(set(d) - {"strict"}), ["description", "input_schema", "name"], f"{api.def_name(d)}'s keys")
+        eq(api.def_strict(weather), None, "example__get_weather's strict")
+        eq(params["required"], ["city"], "example__get_weather's required")
+        eq(params.get("additionalProperties"), False, "example__get_weather's additionalProperties")
+        check("null" not in json.dumps(params["properties"]["days"]), f"days is nullable: {params['properties']['days']}")
+        eq(api.def_strict(next(d for d in tools if api.def_name(d) == "example__get_server_time")), True,
+           "example__get_server_time's strict (no optional parameter)")
+        # What Anthropic's SDK declares a tool to be takes every one of them.
+        check(all(set(d) <= set(anthropic.types.ToolParam.__annotations__) for d in tools), "a key anthropic.types.ToolParam lacks")
+        return
+    for d in tools:
+        eq(d.get("type"), "function", f"{api.def_name(d)}'s type")
+    eq(api.def_strict(weather), True, "example__get_weather's strict")
     eq(sorted(params["required"]), sorted(["city", "days", "units", "include_hourly"]), "example__get_weather's required")
     eq(params.get("additionalProperties"), False, "example__get_weather's additionalProperties")
     check("null" in json.dumps(params["properties"]["days"]), f"days is not nullable: {params['properties']['days']}")
     annotated = api.def_parameters(next(d for d in tools if api.def_name(d) == "everything__get-annotated-message"))
     check("null" in json.dumps(annotated["properties"]["includeImage"]), "includeImage is not nullable")
+
+
+# ---------------------------------------------------------------------------------------------
+# 19. cut at the token limit: the round is the last, and nothing of it runs
+
+
+def cut_off_call(api, stream, t, gw_name):
+    """The model's turn is cut by the token limit in the middle of its second call's arguments:
+    the client gets the turn's text, marked cut in its API's words, and nothing of it runs (not
+    even the whole first call): one upstream request, no tool call."""
+    gw = gateway(gw_name)
+    turns = [
+        {"content": "cut here", "finish": "length", "calls": [
+            {"name": "example__get_server_time", "arguments": {}, "id": f"call_t_{t.tag}"},
+            {"name": "example__get_weather", "arguments_raw": '{"city": "Lis', "id": f"call_cut_{t.tag}"},
+        ]},
+        {"content": "never said"},
+    ]
+    limit = {"max_output_tokens": 16} if api is RESPONSES else {"max_tokens": 16}
+    before = gw.tool_calls()
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)], **limit)
+    eq(reply.calls, [], "tool calls the client got")
+    eq(reply.texts, ["cut here"], "the answer's text")
+    if api is RESPONSES:
+        eq((reply.finish, reply.incomplete), ("incomplete", "max_output_tokens"), "the response's status and incomplete_details.reason")
+    else:
+        eq(reply.finish, api.finishes["cut"], "finish_reason / stop_reason")
+        eq(reply.extension, None, "the answer's `tooldef` member (no bound of the gateway's cut it)")
+    if reply.usage is not None:
+        output = "completion_tokens" if api is CHAT else "output_tokens"
+        eq(reply.usage.get(output), 16, "the output tokens (the limit)")
+    rounds_header(reply, stream, 1)
+    if not stream:
+        eq(reply.headers.get("x-tooldef-incomplete"), None, "header x-tooldef-incomplete")
+    translated_header(gw, api, reply)
+    eq(len(upstream_entries(gw, api, t.marker)), 1, "requests the upstream received")
+    eq(gw.tool_calls(), before, "tool calls the gateway ran (/metrics)")
+
+
+@every_api("cut_off_call")
+def _(api, stream, t):
+    cut_off_call(api, stream, t, "main")
+
+
+# ---------------------------------------------------------------------------------------------
+# 20. Responses and Messages clients over an upstream that speaks Chat Completions only: the
+# gateway `chat-only` found it out by asking (the upstream's 404s), `as-chat` was told so
+# (`--upstream-api chat`, in front of the full upstream). Requests and replies are translated
+# both ways; what the upstream receives is Chat Completions, whatever the client's API.
+
+TRANSLATING = ("chat-only", "as-chat")
+
+
+def translated(name, timeout=45, streams=(False, True), apis=(RESPONSES, MESSAGES), gateways=TRANSLATING):
+    """Registers the scenario once per translating gateway, client API and streaming mode:
+    `fn(api, stream, t, gw_name)`, named `NAME[API(-stream)@GATEWAY]`."""
+
+    def register(fn):
+        for gw_name in gateways:
+            for api in apis:
+                for stream in streams:
+                    variant = f"{name}[{api.name}{'-stream' if stream else ''}@{gw_name}]"
+                    TESTS.append((variant, functools.partial(fn, api, stream, gw_name=gw_name), timeout))
+        return fn
+
+    return register
+
+
+def translated_header(gw, api, reply):
+    """An answer over a link that translates says so; one that does not, does not."""
+    want = "chat" if wire(gw, api) is not api else None
+    eq(reply.headers.get("x-tooldef-upstream-api"), want, "header x-tooldef-upstream-api")
+
+
+def translated_usage(api, reply, gw, entries):
+    """The client's usage is the sum of the Chat Completions usages the upstream gave, in the
+    client's API's words."""
+    check(reply.usage is not None, "the answer has no usage")
+    chat = replayed_usage(CHAT, entries, gw.upstream)
+    want = {"input_tokens": chat["prompt_tokens"], "output_tokens": chat["completion_tokens"]}
+    if api is RESPONSES:
+        want["total_tokens"] = chat["total_tokens"]
+    eq({key: reply.usage.get(key) for key in api.usage_keys}, want,
+       f"usage (the sum over the {len(entries)} Chat Completions requests, in {api.name}'s words)")
+
+
+def is_chat_request(body):
+    """A body in Chat Completions' shape: `messages` with OpenAI's roles, function tools."""
+    return (isinstance(body.get("messages"), list) and "input" not in body and "max_output_tokens" not in body
+            and "system" not in body
+            and all(m.get("role") in ("system", "developer", "user", "assistant", "tool") for m in body["messages"])
+            and all(tool.get("type") == "function" and "function" in tool for tool in body.get("tools") or []))
+
+
+@translated("injected_tools_only")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    ids = [f"call_w_{t.tag}", f"call_s_{t.tag}"]
+    # The model speaks Chat Completions: example__get_weather is strict there, its optional
+    # parameters null.
+    weather_args = CHAT.weather_args(f"Lisbon-{t.tag}")
+    turns = [
+        {"content": "checking", "calls": [
+            {"name": "example__get_weather", "arguments": weather_args, "id": ids[0]},
+            {"name": "example__get_server_time", "arguments": {}, "id": ids[1]},
+        ]},
+        {"content": "results: {tool_results}"},
+    ]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [], "tool calls the client got")
+    eq(len(reply.texts), 2, f"the answer's texts: {reply.texts}")
+    eq(reply.texts[0], "checking", "the first round's text")
+    results = json_after(reply.texts[1], "results: ")
+    check(len(results) == 2 and f"Lisbon-{t.tag}" in results[0] and results[1].startswith(SERVER_TIME),
+          f"the tool results the model read: {short(results)}")
+    eq(len(json.loads(results[0])["days"]), 3, "forecast days (the default, a strict null removed)")
+    if api is MESSAGES:
+        eq(reply.finish, "end_turn", "stop_reason")
+    else:
+        eq(reply.finish, "completed", "status")
+    rounds_header(reply, stream, 2)
+    translated_header(gw, api, reply)
+    eq(upstream_log(t.marker, api.path, gw.upstream), [], f"requests to the upstream's {api.path}")
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 2, "Chat Completions requests the upstream received")
+    first, second = entries[0]["body"], entries[1]["body"]
+    for k, entry in enumerate(entries):
+        check(is_chat_request(entry["body"]), f"request {k + 1} is not Chat Completions: {short(entry['body'])}")
+        eq(entry["headers"].get("authorization"), f"Bearer {CLIENT_KEY}", f"request {k + 1}'s authorization")
+        check("x-api-key" not in entry["headers"], f"request {k + 1} carries x-api-key")
+    eq(first["messages"][-1], {"role": "user", "content": user_text(t.marker, turns)}, "the user's message, as Chat has it")
+    tools = CHAT.req_tools(first)
+    eq((CHAT.def_name(tools[0]), CHAT.def_parameters(tools[0])), ("lookup_order", LOOKUP_ORDER_PARAMETERS),
+       "the client's tool, as Chat has it")
+    eq(tools[1:], gw.tools("chat")["data"], "the injected tools, rendered for Chat Completions (vs /v1/tools?target=chat)")
+    calls = CHAT.req_calls(second)
+    eq([(c[0], c[1]) for c in calls], [(ids[0], "example__get_weather"), (ids[1], "example__get_server_time")],
+       "the calls the upstream got back")
+    eq(json.loads(calls[0][2]), weather_args, "the weather call's arguments, as the model sent them")
+    got = results_by_id(CHAT, second)
+    eq(sorted(got), sorted(ids), "the tool messages' ids")
+    # (The text, and on Messages also the structured content, as the gateway writes a result for
+    # the client's API before it is translated.)
+    check(got[ids[1]].startswith(SERVER_TIME), f"the server time's tool message: {got[ids[1]]!r}")
+    translated_usage(api, reply, gw, entries)
+
+
+@translated("client_tools_only")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    call_id = f"call_lo_{t.tag}"
+    raw_args = '{"order_id":"A-%s","verbose":false}' % t.tag
+    turns = [{"content": "looking it up", "calls": [{"name": "lookup_order", "arguments_raw": raw_args, "id": call_id}]}]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream, tools=[lookup_order(api)])
+    eq(reply.calls, [(call_id, "lookup_order", api.call_args(raw_args))], "the tool calls the client got")
+    eq(reply.texts, ["looking it up"], "the text")
+    if api is MESSAGES:
+        eq(reply.finish, "tool_use", "stop_reason")
+        eq([block["type"] for block in reply.content], ["text", "tool_use"], "the blocks")
+    rounds_header(reply, stream, 1)
+    translated_header(gw, api, reply)
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 1, "Chat Completions requests the upstream received")
+    check(is_chat_request(entries[0]["body"]), f"not Chat Completions: {short(entries[0]['body'])}")
+
+
+@translated("mixed_reply")
+def _(api, stream, t, gw_name):
+    first, reply = mixed(api, stream, t, previous=False, gw_name=gw_name)
+    for answer in (first, reply):
+        translated_header(gateway(gw_name), api, answer)
+    for entry in upstream_entries(gateway(gw_name), api, t.marker):
+        check(is_chat_request(entry["body"]), f"not Chat Completions: {short(entry['body'])}")
+
+
+@translated("mixed_reply_previous_response_id", apis=(RESPONSES,))
+def _(api, stream, t, gw_name):
+    # The upstream keeps nothing: the gateway kept the conversation under the response's id, and
+    # sends it whole with the client's output.
+    first, reply = mixed(api, stream, t, previous=True, gw_name=gw_name)
+    translated_header(gateway(gw_name), api, reply)
+    body = upstream_entries(gateway(gw_name), api, t.marker)[1]["body"]
+    check(is_chat_request(body), f"not Chat Completions: {short(body)}")
+    first_message = body["messages"][0]
+    check(first_message.get("role") == "user" and t.marker in content_text(first_message.get("content")),
+          f"the follow-up does not start with the user's message, kept by the gateway: {short(first_message)}")
+
+
+@translated("max_rounds")
+def _(api, stream, t, gw_name):
+    reply, entries = max_rounds(api, stream, t, gw_name, api.bounds(max_rounds=3))
+    translated_header(gateway(gw_name), api, reply)
+    for entry in entries:
+        check(is_chat_request(entry["body"]), f"not Chat Completions: {short(entry['body'])}")
+
+
+@translated("failing_tool")
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    call_id = f"call_x_{t.tag}"
+    turns = [
+        {"calls": [{"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": call_id}]},
+        {"content": "got: {tool_results}"},
+    ]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
+    results = json_after(reply.text, "got: ")
+    eq(len(results), 1, "tool results")
+    check(re.search(r"error|fail|panic", results[0], re.I), f"the crash's result does not say it failed: {short(results[0])}")
+    translated_header(gw, api, reply)
+    entries = upstream_entries(gw, api, t.marker)
+    eq(len(entries), 2, "Chat Completions requests the upstream received")
+    eq(results_by_id(CHAT, entries[1]["body"]).get(call_id), results[0], "the crash's tool message")
+
+
+@translated("upstream_error")
+def _(api, stream, t, gw_name):
+    upstream_error_round_1(api, stream, t, gw_name)
+
+
+@translated("upstream_error_in_round_2")
+def _(api, stream, t, gw_name):
+    upstream_error_round_2(api, stream, t, gw_name)
+
+
+@translated("cut_off_call")
+def _(api, stream, t, gw_name):
+    cut_off_call(api, stream, t, gw_name)
+
+
+@test("upstream_apis_found_by_asking[chat-only]")
+def _(t):
+    """The gateway in front of the Chat-only upstream asked each API's path once, with an empty
+    request (404: it has no /v1/responses nor /v1/messages; 400: it has /v1/chat/completions),
+    and remembered: never again, however many clients came."""
+    gw = gateway("chat-only")
+    for api in (RESPONSES, MESSAGES, RESPONSES, MESSAGES):
+        reply = create(api, api.client(gw), api.start(t.marker, [{"content": "hi"}]))
+        eq(reply.text, "hi", f"the {api.name} answer")
+    asked = [entry["path"] for entry in upstream_log("", upstream=UPSTREAM_CHAT) if entry.get("body") == {}]
+    eq(sorted(asked), sorted([CHAT.path, RESPONSES.path, MESSAGES.path]), "the empty requests the upstream received")
+    eq(len(upstream_log(t.marker, CHAT.path, UPSTREAM_CHAT)), 4, "Chat Completions requests")
+    eq(upstream_log(t.marker, RESPONSES.path, UPSTREAM_CHAT) + upstream_log(t.marker, MESSAGES.path, UPSTREAM_CHAT), [],
+       "requests to the paths it does not have")
+
+
+# ---------------------------------------------------------------------------------------------
+# 21. what cannot be translated is refused, in the client's API's shape
+
+
+@translated("untranslatable_refused", streams=(False,))
+def _(api, stream, t, gw_name):
+    gw = gateway(gw_name)
+    # A built-in tool of the client's provider, which a Chat Completions upstream has no notion of.
+    builtin = {"type": "web_search"} if api is RESPONSES else {"type": "web_search_20250305", "name": "web_search"}
+    try:
+        create(api, api.client(gw), api.start(t.marker, [{"content": "hi"}]), tools=[lookup_order(api), builtin])
+        raise AssertionError(f"{builtin} was accepted")
+    except api.sdk.BadRequestError as error:
+        eq(error.status_code, 400, "status")
+        body = error.response.json()
+        if api is MESSAGES:
+            eq(sorted(body), ["error", "type"], "Anthropic's error shape")
+            eq((body["type"], sorted(body["error"]), body["error"]["type"]), ("error", ["message", "type"], "invalid_request_error"),
+               "the error")
+        else:
+            eq(sorted(body.get("error", {})), ["code", "message", "param", "type"], "OpenAI's error shape")
+            eq((body["error"]["type"], body["error"]["code"], body["error"]["param"]),
+               ("invalid_request_error", "untranslatable", "tools"), "the error's type, code and param")
+        message = body["error"]["message"]
+        check(builtin["type"] in message and "tools[1]" in message, f"the message does not name the tool: {message!r}")
+        check("chat" in message, f"the message does not say which API the upstream speaks: {message!r}")
+    eq(upstream_log(t.marker, upstream=gw.upstream), [], "requests the upstream received")
+
+
+def client_key_seen(entry):
+    """The key a logged request carried: Anthropic's `x-api-key`, or a bearer token (which the
+    anthropic SDK sends since 2.x)."""
+    headers = entry["headers"]
+    bearer = headers.get("authorization", "")
+    return headers.get("x-api-key") or (bearer[len("Bearer "):] if bearer.startswith("Bearer ") else None)
+
+
+@test("x_api_key_becomes_bearer[messages@chat-only]")
+def _(t):
+    """A Messages client's `x-api-key` (and `anthropic-version`) as a Chat Completions upstream
+    takes a key: a bearer token."""
+    gw = gateway("chat-only")
+    request = {"model": MODEL, "max_tokens": 64, "messages": MESSAGES.start(t.marker, [{"content": "keyed"}])}
+    response = httpx.post(gw.url + MESSAGES.path, json=request, timeout=30,
+                          headers={"x-api-key": CLIENT_KEY, "anthropic-version": "2023-06-01"})
+    eq(response.status_code, 200, f"status ({short(response.text)})")
+    eq([b.get("text") for b in response.json().get("content", [])], ["keyed"], "the answer")
+    entries = upstream_log(t.marker, CHAT.path, UPSTREAM_CHAT)
+    eq(len(entries), 1, "requests the upstream received")
+    headers = entries[0]["headers"]
+    eq(headers.get("authorization"), f"Bearer {CLIENT_KEY}", "the authorization the upstream saw")
+    check("x-api-key" not in headers and "anthropic-version" not in headers, f"Anthropic's headers reached the upstream: {sorted(headers)}")
+
+
+@test("body_not_json[messages]")
+def _(t):
+    """A body that is not JSON, or not a JSON object, on /v1/messages: a 400 in Anthropic's shape
+    (which its SDKs read), whatever the upstream speaks."""
+    for name in ("main", "chat-only"):
+        gw = gateway(name)
+        for path in (MESSAGES.path, "/v1/messages/count_tokens"):
+            for content in (f"not json {t.marker}", json.dumps([t.marker])):
+                response = httpx.post(gw.url + path, content=content.encode(), timeout=30,
+                                      headers={"content-type": "application/json", "x-api-key": CLIENT_KEY})
+                what = f"{name}: POST {path} {content[:8]!r}"
+                eq(response.status_code, 400, f"{what}: status")
+                body = response.json()
+                eq(sorted(body), ["error", "type"], f"{what}: not Anthropic's error shape: {short(response.text)}")
+                eq(body["type"], "error", f"{what}: type")
+                eq(sorted(body["error"]), ["message", "type"], f"{what}: the error's fields")
+                eq(body["error"]["type"], "invalid_request_error", f"{what}: the error's type")
+                check(body["error"]["message"], f"{what}: empty message")
+        eq(upstream_log(t.marker, upstream=gw.upstream), [], f"{name}: requests the upstream received")
+
+
+@test("gateway_key[messages]")
+def _(t):
+    gw = gateway("key")
+    turns = [{"content": "keyed"}]
+    for headers, what in (({}, "no key"), ({"x-tooldef-key": "wrong-" + KEY}, "a wrong key")):
+        client = gw.anthropic(default_headers=headers)
+        for call in (lambda: create(MESSAGES, client, MESSAGES.start(t.marker, turns)),
+                     lambda: client.messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker, turns))):
+            try:
+                call()
+                raise AssertionError(f"a request with {what} was accepted")
+            except anthropic.AuthenticationError as error:
+                eq(error.status_code, 401, f"status with {what}")
+                body = error.response.json()
+                eq((body.get("type"), body.get("error", {}).get("type")), ("error", "authentication_error"),
+                   f"Anthropic's error shape with {what}")
+                check(KEY not in json.dumps(body), "the error gives the key away")
+    eq(upstream_log(t.marker), [], "requests the upstream received without the right key")
+    reply = create(MESSAGES, gw.anthropic(default_headers={"x-tooldef-key": KEY}), MESSAGES.start(t.marker, turns), True)
+    eq(reply.text, "keyed", "the streamed answer with the key")
+    entries = upstream_log(t.marker, MESSAGES.path)
+    eq(len(entries), 1, "requests the upstream received with the key")
+    eq(client_key_seen(entries[0]), CLIENT_KEY, "the client's key, as the upstream saw it")
+    check("x-tooldef-key" not in entries[0]["headers"], "the gateway's key reached the upstream")
+
+
+# ---------------------------------------------------------------------------------------------
+# 22. Anthropic's MCP connector: `mcp_toolset` tools choose the gateway's servers and their tools
+# per request; the client is shown the calls as `mcp_tool_use` and `mcp_tool_result` blocks, and
+# may send them back (the upstream, any model, gets `tool_use` and `tool_result`).
+
+MCP_BETA = "mcp-client-2025-11-20"
+
+
+def connector(client, stream, **args):
+    """One request through the SDK's beta Messages (where the connector's parameters and blocks
+    are typed): the message as a dict, checked event by event when streamed, and the SDK's own
+    block objects when whole."""
+    raw = client.beta.messages.with_raw_response.create(model=MODEL, max_tokens=1024, betas=[MCP_BETA], stream=stream, **args)
+    parsed = raw.parse()
+    if stream:
+        return MESSAGES.check_events(list(parsed)), None, raw.headers
+    return parsed.model_dump(exclude_none=True), parsed, raw.headers
+
+
+def mcp_connector(stream, t, gw_name):
+    gw = gateway(gw_name)
+    spoken = wire(gw, MESSAGES)
+    time_id, crash_id = f"toolu_t_{t.tag}", f"toolu_x_{t.tag}"
+    turns = [
+        {"content": "checking", "calls": [
+            {"name": "example__get_server_time", "arguments": {}, "id": time_id},
+            {"name": "example__crash", "arguments": {"message": f"boom-{t.tag}"}, "id": crash_id},
+        ]},
+        {"content": "time: {tool_results}"},
+    ]
+    # A toolset of one of the gateway's own servers needs no `mcp_servers` entry.
+    tools = [{"type": "mcp_toolset", "mcp_server_name": "example"}]
+    conversation = MESSAGES.start(t.marker, turns)
+    message, typed, headers = connector(gw.anthropic(), stream, messages=conversation, tools=tools)
+    blocks = message["content"]
+    eq([b["type"] for b in blocks], ["text", "mcp_tool_use", "mcp_tool_result", "mcp_tool_use", "mcp_tool_result", "text"],
+       "the message's blocks")
+    if typed is not None:
+        from anthropic.types.beta import BetaMCPToolResultBlock, BetaMCPToolUseBlock
+        kinds = [BetaMCPToolUseBlock, BetaMCPToolResultBlock] * 2
+        check(all(isinstance(b, k) for b, k in zip(typed.content[1:5], kinds)),
+              f"the SDK did not parse the blocks as its MCP types: {[type(b).__name__ for b in typed.content]}")
+    use, result, crash_use, crash_result = blocks[1:5]
+    eq((use["id"], use["name"], use["server_name"], use["input"]), (time_id, "get_server_time", "example", {}), "the first mcp_tool_use")
+    eq((result["tool_use_id"], result["is_error"]), (time_id, False), "its mcp_tool_result")
+    check(content_text(result["content"]).startswith(SERVER_TIME), f"its content: {short(result['content'])}")
+    eq((crash_use["id"], crash_use["name"], crash_use["server_name"], crash_use["input"]),
+       (crash_id, "crash", "example", {"message": f"boom-{t.tag}"}), "the second mcp_tool_use")
+    eq((crash_result["tool_use_id"], crash_result["is_error"]), (crash_id, True), "the failed call's mcp_tool_result")
+    check(json_after(blocks[5]["text"], "time: ")[0].startswith(SERVER_TIME), f"the answer: {short(blocks[5]['text'])}")
+    eq(message["stop_reason"], "end_turn", "stop_reason")
+    eq(headers.get("x-tooldef-upstream-api"), "chat" if spoken is CHAT else None, "header x-tooldef-upstream-api")
+    entries = upstream_entries(gw, MESSAGES, t.marker)
+    eq(len(entries), 2, "requests the upstream received")
+    for entry in entries:
+        names = upstream_tool_names(spoken, entry)
+        eq(sorted(names), sorted(f"example__{n}" for n in EXAMPLE_TOOLS), "the tools the upstream got (the example server's)")
+        text = json.dumps(entry["body"])
+        check("mcp_toolset" not in text and "mcp_tool_" not in text, "a connector's tool or block reached the upstream")
+
+    # The conversation sent back with the blocks: the upstream gets them as its API's calls and
+    # results, of the tools' injected names.
+    followup = [*conversation, {"role": "assistant", "content": blocks}, {"role": "user", "content": f"thanks {t.tag}"}]
+    again, _, _ = connector(gw.anthropic(), stream, messages=followup, tools=tools)
+    eq([b["type"] for b in again["content"]], ["text"], "the follow-up's blocks")
+    body = upstream_entries(gw, MESSAGES, t.marker)[-1]["body"]
+    check("mcp_tool_" not in json.dumps(body), "an mcp_tool_use or mcp_tool_result block reached the upstream")
+    calls = spoken.req_calls(body)
+    eq([(c[0], c[1], json.loads(c[2])) for c in calls],
+       [(time_id, "example__get_server_time", {}), (crash_id, "example__crash", {"message": f"boom-{t.tag}"})],
+       "the calls, as the upstream got them back")
+    eq(results_by_id(spoken, body), {time_id: content_text(result["content"]), crash_id: content_text(crash_result["content"])},
+       "their results, as the upstream got them back")
+    if spoken is MESSAGES:
+        flags = {b["tool_use_id"]: b.get("is_error", False) for m in body["messages"] if isinstance(m.get("content"), list)
+                 for b in m["content"] if b.get("type") == "tool_result"}
+        eq(flags, {time_id: False, crash_id: True}, "the tool_results' is_error")
+
+
+for _gw_name in ("main", "chat-only"):
+    for _stream in (False, True):
+        TESTS.append((f"mcp_connector[messages{'-stream' if _stream else ''}@{_gw_name}]",
+                      functools.partial(mcp_connector, _stream, gw_name=_gw_name), 45))
+
+
+@test("mcp_connector_configs[messages]")
+def _(t):
+    """A toolset's `default_config` and `configs` choose the server's tools: all but those
+    disabled, or none but those enabled; the client's own tools go beside them."""
+    gw = gateway("main")
+    cases = (
+        ({"configs": {"crash": {"enabled": False}, "sleep": {"enabled": False}}},
+         sorted(f"example__{n}" for n in EXAMPLE_TOOLS - {"crash", "sleep"})),
+        ({"default_config": {"enabled": False}, "configs": {"get_server_time": {"enabled": True}, "sleep": {"enabled": True}}},
+         ["example__get_server_time", "example__sleep"]),
+    )
+    for k, (config, want) in enumerate(cases):
+        marker = f"{t.marker}-{k}"
+        turns = [{"calls": [{"name": "example__get_server_time", "arguments": {}, "id": f"toolu_{k}_{t.tag}"}]},
+                 {"content": "tools: {tools}"}]
+        toolset = {"type": "mcp_toolset", "mcp_server_name": "example", **config}
+        message, _, _ = connector(gw.anthropic(), False, messages=MESSAGES.start(marker, turns),
+                                  tools=[lookup_order(MESSAGES), toolset])
+        eq([b["type"] for b in message["content"]], ["mcp_tool_use", "mcp_tool_result", "text"], f"{config}: the blocks")
+        seen = json_after(message["content"][2]["text"], "tools: ")
+        eq(seen[0], "lookup_order", f"{config}: the first tool the model saw (the client's)")
+        eq(sorted(seen[1:]), want, f"{config}: the server's tools the model saw")
+        for entry in upstream_log(marker, MESSAGES.path):
+            eq(sorted(upstream_tool_names(MESSAGES, entry)[1:]), want, f"{config}: the server's tools the upstream got")
+
+
+# ---------------------------------------------------------------------------------------------
+# 23. count_tokens: the upstream's own count, with the injected tools
+
+
+@test("count_tokens[messages]")
+def _(t):
+    gw = gateway("main")
+    client = gw.anthropic()
+    conversation = MESSAGES.start(t.marker, [{"content": "hi"}])
+    counted = client.messages.count_tokens(model=MODEL, messages=conversation, tools=[lookup_order(MESSAGES)])
+    entries = upstream_log(t.marker, "/v1/messages/count_tokens")
+    eq(len(entries), 1, "count_tokens requests the upstream received")
+    body = entries[0]["body"]
+    eq(body.get("tools"), [lookup_order(MESSAGES), *gw.tools(MESSAGES.target)["data"]],
+       "the tools counted: the client's, then the injected ones (vs /v1/tools?target=messages)")
+    eq(body.get("messages"), conversation, "the messages counted")
+    replayed = httpx.post(UPSTREAM + "/v1/messages/count_tokens", timeout=30,
+                          content=json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode(),
+                          headers={"x-api-key": CLIENT_KEY, "content-type": "application/json"})
+    eq(counted.input_tokens, replayed.json()["input_tokens"], "input_tokens (the upstream's count of that body)")
+    eq(client_key_seen(entries[0]), CLIENT_KEY, "the client's key, as the upstream saw it")
+    eq(upstream_log(t.marker, MESSAGES.path), [], "requests to /v1/messages (counting is not a round)")
+    # A toolset chooses the tools counted, as it chooses those sent.
+    toolset = {"type": "mcp_toolset", "mcp_server_name": "example", "default_config": {"enabled": False},
+               "configs": {"get_server_time": {"enabled": True}}}
+    client.beta.messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker + "-ts", [{"content": "hi"}]),
+                                      tools=[toolset], betas=[MCP_BETA])
+    body = upstream_log(t.marker + "-ts", "/v1/messages/count_tokens")[0]["body"]
+    eq([tool.get("name") for tool in body.get("tools", [])], ["example__get_server_time"], "the tools counted with the toolset")
+
+
+@test("count_tokens_refused[messages@chat-only]")
+def _(t):
+    """Over an upstream that speaks Chat Completions there is no tokenizer to count with: a 404
+    in Anthropic's shape that says why."""
+    for name in TRANSLATING:
+        gw = gateway(name)
+        try:
+            gw.anthropic().messages.count_tokens(model=MODEL, messages=MESSAGES.start(t.marker, [{"content": "hi"}]))
+            raise AssertionError(f"{name}: count_tokens answered")
+        except anthropic.NotFoundError as error:
+            eq(error.status_code, 404, f"{name}: status")
+            body = error.response.json()
+            eq((body.get("type"), body.get("error", {}).get("type")), ("error", "not_found_error"), f"{name}: the error")
+            message = body["error"].get("message", "")
+            check("count_tokens" in message and CHAT.path in message, f"{name}: the message does not say why: {message!r}")
+        eq(upstream_log(t.marker, upstream=gw.upstream), [], f"{name}: requests the upstream received")
 
 
 # ---------------------------------------------------------------------------------------------
