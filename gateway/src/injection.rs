@@ -246,13 +246,15 @@ impl Inner {
     /// Which injected tools a request gets (written after the client's own by
     /// [`Outgoing`](crate::body::Outgoing)): those of the servers its `mcp` tools name, as they
     /// filter them, or all when it has none; but not those whose names the client's tools take,
-    /// and none for `tool_choice: "none"`; refuses more tools than the API takes.
+    /// and none when the request's `tool_choice` forbids calls (`forbidden`); refuses more tools
+    /// than the API takes.
     pub fn inject(
         &self,
         target: Target,
         request: &Map<String, Value>,
         entries: &[McpEntry],
         adhoc: Vec<Arc<Adhoc>>,
+        forbidden: bool,
     ) -> Result<Injection, ApiError> {
         let catalog = self.catalog();
         for entry in entries.iter().filter(|entry| entry.remote.is_none()) {
@@ -286,7 +288,7 @@ impl Inner {
             discovery: None,
             down: Vec::new(),
         };
-        if request.get("tool_choice").and_then(Value::as_str) == Some("none") {
+        if forbidden {
             return Ok(injection);
         }
         let injected = catalog.for_target(target);

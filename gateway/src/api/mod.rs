@@ -139,6 +139,12 @@ pub trait ClientApi: Sized + Send + Sync + 'static {
     /// only, or the model would call tools for ever.
     fn forced(choice: &Value) -> Option<crate::rounds::Forced>;
 
+    /// Whether the client's `tool_choice` forbids calls (OpenAI's `"none"`): nothing is
+    /// injected then.
+    fn forbids_calls(choice: &Value) -> bool {
+        choice == "none"
+    }
+
     /// The name of one of the client's tools.
     fn tool_name(tool: &Value) -> Option<&str>;
 

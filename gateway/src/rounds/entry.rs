@@ -102,8 +102,9 @@ async fn run<A: ClientApi>(
         .await
         .map_err(fail)?;
     let (kept, unread) = read_kept::<A>(&inner, &request).await.map_err(fail)?;
+    let forbidden = request.get("tool_choice").is_some_and(A::forbids_calls);
     let injection = inner
-        .inject(target, &request, &entries, adhoc)
+        .inject(target, &request, &entries, adhoc, forbidden)
         .map_err(fail)?;
     let mut api = A::prepare(Prepare {
         inner: &inner,

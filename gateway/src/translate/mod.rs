@@ -64,8 +64,9 @@ pub fn write_reply(api: Api, reply: &Reply, request: &Request) -> Value {
     }
 }
 
-/// Reads an error body of `api` (or any body an upstream answered an error with).
-pub fn read_error(api: Api, body: &[u8]) -> ErrorBody {
+/// Reads an error body of `api` (or any body an upstream answered an error with), answered with
+/// `status`; a body that says no kind of error (not JSON, a server's own shape) has the status's.
+pub fn read_error(api: Api, status: http::StatusCode, body: &[u8]) -> ErrorBody {
     let value = serde_json::from_slice::<Value>(body).ok();
     let read = value.as_ref().and_then(|value| match api {
         Api::Chat | Api::Responses => chat::read_error(value),
@@ -75,10 +76,24 @@ pub fn read_error(api: Api, body: &[u8]) -> ErrorBody {
         .or_else(|| value.as_ref().and_then(messages::read_error))
         .unwrap_or_else(|| ErrorBody {
             message: String::from_utf8_lossy(body).trim().to_owned(),
-            kind: "api_error".to_owned(),
+            kind: kind_of(status).to_owned(),
             code: None,
             param: None,
         })
+}
+
+/// The kind of error a status says.
+fn kind_of(status: http::StatusCode) -> &'static str {
+    match status.as_u16() {
+        401 => "authentication_error",
+        403 => "permission_error",
+        404 => "not_found_error",
+        413 => "request_too_large",
+        429 => "rate_limit_error",
+        503 | 529 => "overloaded_error",
+        400..=499 => "invalid_request_error",
+        _ => "api_error",
+    }
 }
 
 /// An error body in `api`'s shape, for an HTTP answer.

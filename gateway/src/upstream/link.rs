@@ -202,7 +202,7 @@ impl Sent {
         }
         let status = self.answer.status();
         let body = self.answer.bytes().await.unwrap_or_default();
-        let error = translate::read_error(self.link.upstream, &body);
+        let error = translate::read_error(self.link.upstream, status, &body);
         let body = translate::write_error(self.link.client, &error);
         (status, axum::Json(body)).into_response()
     }
@@ -211,7 +211,7 @@ impl Sent {
     pub async fn refusal_event(self, round: u32) -> ErrorBody {
         let status = self.answer.status();
         let body = self.answer.bytes().await.unwrap_or_default();
-        let mut error = translate::read_error(self.link.upstream, &body);
+        let mut error = translate::read_error(self.link.upstream, status, &body);
         error.message = format!(
             "The upstream answered round {round} with {status}: {}",
             error.message

@@ -58,7 +58,11 @@ pub async fn count_tokens(
         Ok(adhoc) => adhoc,
         Err(err) => return fail(err),
     };
-    let injection = match inner.inject(Api::Messages.target(), &request, &entries, adhoc) {
+    let forbidden = request
+        .get("tool_choice")
+        .is_some_and(Messages::forbids_calls);
+    let injection = match inner.inject(Api::Messages.target(), &request, &entries, adhoc, forbidden)
+    {
         Ok(injection) => injection,
         Err(err) => return fail(err),
     };

@@ -201,6 +201,10 @@ impl ClientApi for Messages {
         }
     }
 
+    fn forbids_calls(choice: &Value) -> bool {
+        choice.get("type").and_then(Value::as_str) == Some("none")
+    }
+
     fn tool_name(tool: &Value) -> Option<&str> {
         tool.get("name").and_then(Value::as_str)
     }

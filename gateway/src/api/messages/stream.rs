@@ -219,7 +219,8 @@ impl StreamFace<Messages> for MessagesStream {
         let mut delta = json!({
             "type": "message_delta",
             "delta": {"stop_reason": client_stop(&last, client), "stop_sequence": null},
-            "usage": {"output_tokens": end.usage.get("output_tokens").cloned().unwrap_or(json!(0))},
+            // Every round's usage, summed: a Chat upstream says its usage at the end only.
+            "usage": if end.usage.is_null() { json!({"output_tokens": 0}) } else { end.usage.clone() },
         });
         if let Some(member) = crate::api::chat::incomplete_member(end) {
             delta[crate::conversation::EXTENSION] = member;
