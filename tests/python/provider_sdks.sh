@@ -16,7 +16,7 @@ venv=${TOOLDEF_VENV:-"$root/target/python-venv"}
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/pip" install --quiet --disable-pip-version-check "anthropic>=0.70,<1" "google-genai>=1.40,<2" "openai>=3.54,<4" "jsonschema>=4.20,<5"
+"$venv/bin/pip" install --quiet --disable-pip-version-check "anthropic>=2,<3" "google-genai>=1.40,<2" "openai>=3.54,<4" "jsonschema>=4.20,<5"
 requests=$(mktemp)
 trap 'rm -f "$requests"' EXIT
 (cd "$root" && cargo run -q -p tooldef-examples --example provider_requests) > "$requests"
