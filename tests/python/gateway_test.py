@@ -3252,11 +3252,15 @@ def main():
     return run_tests(selected, "python gateway client", start_everything)
 
 
-def run_tests(selected, label, setup):
+def run_tests(selected, label, setup, context=None, stop=None):
     """Runs `selected` ((name, fn(ctx), seconds) each) after `setup()`: each within its time
     limit, a failure reported without stopping the others; every process started is stopped at
-    the end, whatever happens. The last line is `LABEL: N passed, M failed`; the exit status is 1
-    when any test failed (all of them, when the setup did)."""
+    the end (by `stop`, this suite's `stop_everything` unless another suite gives its own),
+    whatever happens. `context(name)` makes each test's context (this suite's `Ctx` by default).
+    The last line is `LABEL: N passed, M failed`; the exit status is 1 when any test failed (all
+    of them, when the setup did)."""
+    context = context or Ctx
+    stop = stop or stop_everything
 
     def on_alarm(signum, frame):
         raise TestTimeout("the test's time limit ran out")
@@ -3269,7 +3273,7 @@ def run_tests(selected, label, setup):
         signal.signal(signal.SIGALRM, on_alarm)
         for name, fn, timeout in selected:
             t0 = time.monotonic()
-            ctx = Ctx(name)
+            ctx = context(name)
             signal.alarm(timeout)
             try:
                 fn(ctx)
@@ -3297,7 +3301,7 @@ def run_tests(selected, label, setup):
         passed = 0
     finally:
         signal.alarm(0)
-        stop_everything()
+        stop()
     if failed:
         print("failed: " + " ".join(failed))
     print(f"{label}: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")

@@ -35,13 +35,11 @@ import json
 import logging
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import traceback
 
 import anthropic
 import openai
@@ -53,6 +51,9 @@ except ImportError:  # pragma: no cover
     import httpx
 
 from upstream_proxy import UpstreamProxy
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import gateway_test as gt  # noqa: E402 - the gateway suite's runner, shared
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODEL = "smollm2"  # llama.cpp serves one model whatever the request names
@@ -1214,10 +1215,6 @@ def _(t):
 # ---------------------------------------------------------------------------------------------
 
 
-class TestTimeout(Exception):
-    pass
-
-
 def main():
     global DIRECT
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1247,55 +1244,14 @@ def main():
         selected = [(f"{name}#{i}", fn, timeout) for i in range(1, options.repeat + 1) for name, fn, timeout in selected]
     label = "real model (direct)" if DIRECT else "real model"
     with tempfile.TemporaryDirectory(prefix="tooldef-real-model-") as config_dir:
-        return run_tests(selected, label, lambda: start_everything(config_dir))
+        def setup():
+            started = time.monotonic()
+            start_everything(config_dir)
+            print(f"setup ({time.monotonic() - started:.1f} s): llama.cpp at {LLAMA}"
+                  + "".join(f", gateway {gw.name} at {gw.url}" for gw in GATEWAYS.values()), flush=True)
 
-
-def run_tests(selected, label, setup):
-    def on_alarm(signum, frame):
-        raise TestTimeout("the test's time limit ran out")
-
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
-    passed, failed = 0, []
-    started = time.monotonic()
-    try:
-        setup()
-        print(f"setup ({time.monotonic() - started:.1f} s): llama.cpp at {LLAMA}"
-              + "".join(f", gateway {gw.name} at {gw.url}" for gw in GATEWAYS.values()), flush=True)
-        signal.signal(signal.SIGALRM, on_alarm)
-        for name, fn, timeout in selected:
-            t0 = time.monotonic()
-            ctx = Ctx(name)
-            signal.alarm(timeout)
-            try:
-                fn(ctx)
-                signal.alarm(0)
-                passed += 1
-                print(f"ok    {name} ({time.monotonic() - t0:.1f} s)", flush=True)
-            except Exception as error:  # noqa: BLE001 - every failure is reported, then the next test runs
-                signal.alarm(0)
-                if isinstance(error, AssertionError):
-                    message = str(error)
-                else:
-                    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith("_test.py")]
-                    where = f" (line {frames[-1].lineno})" if frames else ""
-                    message = f"{type(error).__name__}{where}: {error}"
-                if isinstance(error, TestTimeout):
-                    message += f" ({timeout} s)"
-                failed.append(name)
-                print(f"FAIL  {name} ({time.monotonic() - t0:.1f} s): {message}", flush=True)
-            for note in ctx.notes:
-                print(f"      {note}", flush=True)
-    except Exception as error:  # noqa: BLE001 - the setup failed: every test did
-        print(f"FAIL  setup: {type(error).__name__}: {error}", flush=True)
-        failed.extend(name for name, _, _ in selected if name not in failed)
-        passed = 0
-    finally:
-        signal.alarm(0)
-        stop_everything()
-    if failed:
-        print("failed: " + " ".join(failed))
-    print(f"{label}: {passed} passed, {len(failed)} failed ({time.monotonic() - started:.0f} s)")
-    return 1 if failed else 0
+        # The runner the gateway's other suites share: time limits, reports, everything stopped.
+        return gt.run_tests(selected, label, setup, context=Ctx, stop=stop_everything)
 
 
 if __name__ == "__main__":
