@@ -285,30 +285,37 @@ pub fn with_dispositions(
         .collect()
 }
 
-/// Puts the kept turns back into the client's messages.
+/// Puts the kept turns back into the client's messages: the injected calls' `tool` messages right
+/// after the model's whole message.
 fn reinsert(messages: &mut Vec<Value>, kept: &HashMap<String, Arc<Kept>>) {
-    let mut i = 0;
-    while i < messages.len() && !kept.is_empty() {
-        let found = call_ids(&messages[i]).find_map(|id| kept.get(&Key::chat_call(id)).cloned());
-        let Some(Kept::ChatTurn {
-            earlier,
-            assistant,
-            results,
-        }) = found.as_deref()
-        else {
-            i += 1;
-            continue;
-        };
-        if call_ids(&messages[i]).count() >= call_ids(assistant).count() {
-            // The client sent the whole turn itself.
-            i += 1;
-            continue;
-        }
-        messages[i] = assistant.clone();
-        messages.splice(i + 1..i + 1, results.iter().cloned());
-        messages.splice(i..i, earlier.iter().cloned());
-        i += earlier.len() + 1 + results.len();
-    }
+    let ids = |message: &Value| {
+        call_ids(message)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .into_iter()
+    };
+    super::reinsert_turns(
+        messages,
+        kept,
+        Key::chat_call,
+        ids,
+        |kept| match kept {
+            Kept::ChatTurn {
+                earlier,
+                assistant,
+                results,
+            } => Some(super::Turn {
+                earlier,
+                assistant,
+                results,
+            }),
+            _ => None,
+        },
+        |messages, i, results| {
+            messages.splice(i + 1..i + 1, results.iter().cloned());
+            results.len()
+        },
+    );
 }
 
 /// One streamed completion as the client sees it, across the rounds.

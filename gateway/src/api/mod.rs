@@ -196,6 +196,51 @@ impl Names<'_> {
     }
 }
 
+/// A kept turn of an API whose follow-up carries the model's message again (Chat, Messages): the
+/// rounds before it, the model's whole message, the results of the gateway's calls.
+pub struct Turn<'a> {
+    /// The rounds before it.
+    pub earlier: &'a [Value],
+    /// The model's message, every call in it.
+    pub assistant: &'a Value,
+    /// The gateway's calls' results.
+    pub results: &'a [Value],
+}
+
+/// Puts the kept turns back into a conversation whose assistant messages carry the client's
+/// calls: a message one of whose call ids (`call_ids`) a turn was kept under (`key`), and which
+/// does not carry the whole turn itself, becomes the model's whole message, preceded by the
+/// rounds before it; `place` puts the results after it, as the API wants them, and gives how
+/// many messages they took.
+pub fn reinsert_turns<'k, I>(
+    messages: &mut Vec<Value>,
+    kept: &'k std::collections::HashMap<String, Arc<Kept>>,
+    key: fn(&str) -> String,
+    call_ids: impl Fn(&Value) -> I,
+    turn: fn(&'k Kept) -> Option<Turn<'k>>,
+    place: fn(&mut Vec<Value>, usize, &[Value]) -> usize,
+) where
+    I: Iterator<Item = String>,
+{
+    let mut i = 0;
+    while i < messages.len() && !kept.is_empty() {
+        let found = call_ids(&messages[i]).find_map(|id| kept.get(&key(&id)));
+        let Some(turn) = found.and_then(|kept| turn(kept)) else {
+            i += 1;
+            continue;
+        };
+        if call_ids(&messages[i]).count() >= call_ids(turn.assistant).count() {
+            // The client sent the whole turn itself.
+            i += 1;
+            continue;
+        }
+        messages[i] = turn.assistant.clone();
+        let placed = place(messages, i, turn.results);
+        messages.splice(i..i, turn.earlier.iter().cloned());
+        i += turn.earlier.len() + 1 + placed;
+    }
+}
+
 /// What a turn whose calls ran does next.
 pub struct AfterCalls {
     /// Whether the rounds end with it (calls went to the client or wait for approval).

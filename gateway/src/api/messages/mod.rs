@@ -304,40 +304,47 @@ impl ClientApi for Messages {
 /// the model's whole message again, preceded by the rounds before it, and the injected calls'
 /// results go first in the user message after it, beside the client's.
 fn reinsert(messages: &mut Vec<Value>, kept: &HashMap<String, Arc<Kept>>) {
-    let mut i = 0;
-    while i < messages.len() && !kept.is_empty() {
-        let found =
-            call_ids(&messages[i]).find_map(|id| kept.get(&Key::messages_call(id)).cloned());
-        let Some(Kept::MessagesTurn {
-            earlier,
-            assistant,
-            results,
-        }) = found.as_deref()
-        else {
-            i += 1;
-            continue;
-        };
-        if call_ids(&messages[i]).count() >= call_ids(assistant).count() {
-            // The client sent the whole turn itself.
-            i += 1;
-            continue;
-        }
-        messages[i] = assistant.clone();
-        match messages.get_mut(i + 1) {
-            Some(next) if next.get("role").and_then(Value::as_str) == Some("user") => {
-                let mut content: Vec<Value> = results.clone();
-                match next.get("content") {
-                    Some(Value::Array(theirs)) => content.extend(theirs.iter().cloned()),
-                    Some(Value::String(text)) => {
-                        content.push(json!({"type": "text", "text": text}))
-                    }
-                    _ => {}
-                }
-                next["content"] = Value::Array(content);
+    let ids = |message: &Value| {
+        call_ids(message)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .into_iter()
+    };
+    super::reinsert_turns(
+        messages,
+        kept,
+        Key::messages_call,
+        ids,
+        |kept| match kept {
+            Kept::MessagesTurn {
+                earlier,
+                assistant,
+                results,
+            } => Some(super::Turn {
+                earlier,
+                assistant,
+                results,
+            }),
+            _ => None,
+        },
+        place_results,
+    );
+}
+
+/// The injected calls' `tool_result` blocks first in the user message after the model's, beside
+/// the client's own (a user message of their own when the client sent none).
+fn place_results(messages: &mut Vec<Value>, i: usize, results: &[Value]) -> usize {
+    match messages.get_mut(i + 1) {
+        Some(next) if next.get("role").and_then(Value::as_str) == Some("user") => {
+            let mut content: Vec<Value> = results.to_vec();
+            match next.get("content") {
+                Some(Value::Array(theirs)) => content.extend(theirs.iter().cloned()),
+                Some(Value::String(text)) => content.push(json!({"type": "text", "text": text})),
+                _ => {}
             }
-            _ => messages.insert(i + 1, json!({"role": "user", "content": results})),
+            next["content"] = Value::Array(content);
         }
-        messages.splice(i..i, earlier.iter().cloned());
-        i += earlier.len() + 2;
+        _ => messages.insert(i + 1, json!({"role": "user", "content": results})),
     }
+    1
 }
