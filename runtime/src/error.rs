@@ -147,19 +147,34 @@ impl std::fmt::Display for ArgumentProblem {
 /// The message for a call to a tool that does not exist: the one place it is worded, for the
 /// tool set and the router alike.
 pub(crate) fn unknown_tool_message(name: &str, suggestions: &[String], available: usize) -> String {
+    unknown_name_message(("tool", "call"), name, suggestions, available)
+}
+
+/// There is no `kind` (a tool, a prompt) of this name: what to `verb` (call, get) instead.
+pub(crate) fn unknown_name_message(
+    (kind, verb): (&str, &str),
+    name: &str,
+    suggestions: &[String],
+    available: usize,
+) -> String {
     if name.is_empty() {
-        return "The tool name is empty: call a tool by one of the names you were given."
-            .to_owned();
+        return format!(
+            "The {kind} name is empty: {verb} a {kind} by one of the names you were given."
+        );
     }
     let shown = crate::describe_value::shorten(name, 80);
     match suggestions {
         [] if available == 0 => {
-            format!("There is no tool named `{shown}`: no tools are available.")
+            format!("There is no {kind} named `{shown}`: no {kind}s are available.")
         }
-        [] => format!("There is no tool named `{shown}`. Call one of the tools you were given."),
-        [one] => format!("There is no tool named `{shown}`. Did you mean `{one}`?"),
+        [] => {
+            let mut verb = verb.to_owned();
+            verb[..1].make_ascii_uppercase();
+            format!("There is no {kind} named `{shown}`. {verb} one of the {kind}s you were given.")
+        }
+        [one] => format!("There is no {kind} named `{shown}`. Did you mean `{one}`?"),
         many => format!(
-            "There is no tool named `{shown}`. Did you mean one of: {}?",
+            "There is no {kind} named `{shown}`. Did you mean one of: {}?",
             many.iter()
                 .map(|s| format!("`{s}`"))
                 .collect::<Vec<_>>()
@@ -204,6 +219,30 @@ pub enum BuildError {
         /// The first tool's Rust type.
         first: &'static str,
         /// The second tool's Rust type.
+        second: &'static str,
+    },
+    /// Two prompts have the same name; clients get a prompt by its name.
+    #[error(
+        "two prompts are named `{name}`: `{first}` and `{second}`; rename one with \
+         #[prompt(name = \"…\")]"
+    )]
+    DuplicatePrompt {
+        /// The name both have.
+        name: String,
+        /// The first prompt's Rust type.
+        first: &'static str,
+        /// The second prompt's Rust type.
+        second: &'static str,
+    },
+    /// Two resources have the same URI, or two templates the same text; clients read a
+    /// resource by its URI.
+    #[error("two resources have the URI `{uri}`: `{first}` and `{second}`; give one another URI")]
+    DuplicateResource {
+        /// The URI (or URI template) both have.
+        uri: String,
+        /// The first resource's Rust type.
+        first: &'static str,
+        /// The second resource's Rust type.
         second: &'static str,
     },
     /// An argument that may be `null` (an `Option`) has a default that is not: a model sends

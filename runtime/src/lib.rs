@@ -27,6 +27,7 @@
 mod arguments;
 pub mod calls;
 mod client_log;
+mod completion;
 mod context;
 pub mod convert;
 mod describe_value;
@@ -40,9 +41,13 @@ mod output;
 mod portable;
 mod profile;
 mod progress;
+mod prompt;
+mod registry;
 pub mod report;
+mod resource;
 mod restore;
 mod schema;
+mod string_args;
 mod target;
 pub mod targets;
 mod tool;
@@ -53,6 +58,7 @@ pub mod __private;
 
 pub use arguments::{Arguments, Leniency, Limits};
 pub use client_log::{ClientLog, LogLevel, LogMessage, LogSink};
+pub use completion::{CompletionRequest, Completions, IntoCompletions, MAX_COMPLETIONS};
 pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
 pub use elicit::{
     Elicit, ElicitAnswer, ElicitChoice, ElicitError, ElicitField, ElicitFuture, ElicitHandler,
@@ -66,6 +72,15 @@ pub use portable::{
 };
 pub use profile::{ModelTarget, Profile};
 pub use progress::{Progress, ProgressSink, ProgressUpdate, SinkFuture};
+pub use prompt::{
+    IntoPromptReply, Prompt, PromptArgument, PromptDefinition, PromptError, PromptMessage,
+    PromptReply, Role,
+};
+pub use resource::{
+    Address, IntoResourceContents, Resource, ResourceBody, ResourceContents, ResourceDefinition,
+    ResourceError, TemplateError, UriTemplate,
+};
+pub use string_args::{StringArgError, StringArgs};
 pub use target::{Target, UnknownTarget};
 pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,

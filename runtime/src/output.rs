@@ -121,6 +121,40 @@ impl Content {
     }
 }
 
+impl Content {
+    /// The block as MCP writes it (`{"type": "text", "text": …}`, …).
+    pub fn to_mcp(&self) -> Value {
+        let tagged = |kind: &str, block: &Map<String, Value>| {
+            let mut block = block.clone();
+            block.insert("type".to_owned(), Value::from(kind));
+            Value::Object(block)
+        };
+        match self {
+            Content::Text(text) => serde_json::json!({ "type": "text", "text": text }),
+            Content::Image { data, mime_type } => {
+                serde_json::json!({ "type": "image", "data": data, "mimeType": mime_type })
+            }
+            Content::Audio { data, mime_type } => {
+                serde_json::json!({ "type": "audio", "data": data, "mimeType": mime_type })
+            }
+            Content::ResourceLink(block) => tagged("resource_link", block),
+            Content::Resource(block) => tagged("resource", block),
+        }
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Content {
+        Content::Text(text)
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Content {
+        Content::Text(text.to_owned())
+    }
+}
+
 impl ToolOutput {
     /// One text block.
     pub fn text(text: impl Into<String>) -> ToolOutput {

@@ -16,11 +16,16 @@ use crate::arguments::{
     self, Arguments, Leniency, Limits, Shape, Track, Tracked, TypeRanges, deserialize_problem,
     limit_problems,
 };
+use crate::completion::{CompletionRequest, Completions};
 use crate::context::{CallContext, ContextError};
 use crate::output::{ReturnValue, ToolOutput};
+use crate::prompt::Prompts;
+use crate::resource::Resources;
 use crate::targets::{StrictBudget, StrictLimit, past_strict_limit};
 use crate::{
-    ArgumentProblem, BuildError, ListError, ModelTarget, Target, Tool, ToolDefinition, ToolError,
+    ArgumentProblem, BuildError, ListError, ModelTarget, Prompt, PromptDefinition, PromptError,
+    PromptReply, Resource, ResourceContents, ResourceDefinition, ResourceError, StringArgs, Target,
+    Tool, ToolDefinition, ToolError,
 };
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -62,6 +67,9 @@ struct Inner {
     context: CallContext,
     config: Config,
     listings: [OnceLock<Listing>; Target::ALL.len()],
+    /// What an MCP server offers beside the tools.
+    prompts: Prompts,
+    resources: Resources,
 }
 
 /// A tool set rendered for one target: see [`ToolSet::listing`].
@@ -172,6 +180,8 @@ impl ToolSet {
         ToolSetBuilder {
             entries: Vec::new(),
             context: CallContext::new(),
+            prompts: Prompts::default(),
+            resources: Resources::default(),
             config: Config {
                 limits: Limits::default(),
                 leniency: Leniency::default(),
@@ -364,6 +374,78 @@ impl ToolSet {
             timeout,
         )
         .await
+    }
+
+    /// The prompts, in the order they were added.
+    pub fn prompts(&self) -> impl Iterator<Item = &'static PromptDefinition> + '_ {
+        self.inner.prompts.definitions()
+    }
+
+    /// Whether there are prompts.
+    pub fn has_prompts(&self) -> bool {
+        !self.inner.prompts.is_empty()
+    }
+
+    /// The messages of the prompt `name` for `arguments`, with per-call context added to the
+    /// set's state.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: StringArgs,
+        call: CallContext,
+    ) -> Result<PromptReply, PromptError> {
+        let context = self.inner.context.merge_call(call);
+        self.inner.prompts.get(name, arguments, context).await
+    }
+
+    /// Suggestions for an argument of the prompt `name`.
+    pub async fn complete_prompt(
+        &self,
+        name: &str,
+        request: CompletionRequest,
+        call: CallContext,
+    ) -> Result<Completions, PromptError> {
+        let context = self.inner.context.merge_call(call);
+        self.inner.prompts.complete(name, request, context).await
+    }
+
+    /// The resources at a fixed URI, in the order they were added.
+    pub fn resources(&self) -> impl Iterator<Item = &'static ResourceDefinition> + '_ {
+        self.inner.resources.fixed()
+    }
+
+    /// The resource templates, in the order they were added.
+    pub fn resource_templates(&self) -> impl Iterator<Item = &'static ResourceDefinition> + '_ {
+        self.inner.resources.templates()
+    }
+
+    /// Whether there are resources or templates.
+    pub fn has_resources(&self) -> bool {
+        !self.inner.resources.is_empty()
+    }
+
+    /// Reads the resource at `uri`: a fixed one, else the first template that matches.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        call: CallContext,
+    ) -> Result<Vec<ResourceContents>, ResourceError> {
+        let context = self.inner.context.merge_call(call);
+        self.inner.resources.read(uri, context).await
+    }
+
+    /// Suggestions for a variable of the resource template written `template`.
+    pub async fn complete_resource(
+        &self,
+        template: &str,
+        request: CompletionRequest,
+        call: CallContext,
+    ) -> Result<Completions, ResourceError> {
+        let context = self.inner.context.merge_call(call);
+        self.inner
+            .resources
+            .complete(template, request, context)
+            .await
     }
 
     /// Where the tool `name` is among the tools (the order of every listing), found by binary
@@ -581,14 +663,9 @@ fn unsendable_result(problems: &[ArgumentProblem]) -> String {
 }
 
 fn panicked(definition: &ToolDefinition, panic: &(dyn std::any::Any + Send)) -> ToolError {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
     ToolError::Panicked {
         tool: definition.name().to_owned(),
-        message,
+        message: crate::registry::panic_message(panic),
     }
 }
 
@@ -620,6 +697,8 @@ pub struct ToolSetBuilder {
     entries: Vec<Entry>,
     context: CallContext,
     config: Config,
+    prompts: Prompts,
+    resources: Resources,
 }
 
 impl ToolSetBuilder {
@@ -642,7 +721,21 @@ impl ToolSetBuilder {
         self
     }
 
-    /// Application state, reachable from tools through `State<S>` parameters.
+    /// Adds a prompt (`#[prompt]`), which an MCP server serves beside the tools.
+    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Adds a resource or a resource template (`#[resource]`), which an MCP server serves beside
+    /// the tools.
+    pub fn resource<R: Resource>(mut self, resource: R) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Application state, reachable from tools, prompts and resources through `State<S>`
+    /// parameters.
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.context = self.context.with_state(state);
         self
@@ -673,8 +766,11 @@ impl ToolSetBuilder {
         self
     }
 
-    /// The tool set; refuses two tools with the same name.
+    /// The tool set; refuses two tools or two prompts with the same name, and two resources
+    /// with the same URI.
     pub fn build(self) -> Result<ToolSet, BuildError> {
+        let prompts = self.prompts.build()?;
+        let resources = self.resources.build()?;
         let mut index: HashMap<&'static str, usize> = HashMap::new();
         for (i, entry) in self.entries.iter().enumerate() {
             let name = entry.tool.definition().name();
@@ -706,6 +802,8 @@ impl ToolSetBuilder {
                 context: self.context,
                 config: self.config,
                 listings: Default::default(),
+                prompts,
+                resources,
             }),
         })
     }

@@ -26,6 +26,7 @@ mod envelope;
 mod http;
 mod notify;
 mod round_trip;
+mod sessions;
 mod transport;
 
 #[cfg(feature = "http")]
@@ -484,7 +485,7 @@ impl ServerHandler for McpServer {
         self.inner
             .log_levels
             .set(&context.peer, request.level)
-            .map_err(|notify::NoSession| no_session())
+            .map_err(|sessions::NoSession| no_session())
     }
 
     async fn call_tool(

@@ -6,19 +6,18 @@
 //! 2025-11-25 still show the messages, so they are still sent, hence the `allow`.
 #![allow(deprecated)]
 
-use std::collections::HashMap;
 use std::future::Future;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::{
-    InitializeRequestParams, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken,
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
 };
 use rmcp::service::{RequestContext, ServiceError};
 use rmcp::{Peer, RoleServer};
 
+use super::sessions::{NoSession, Sessions};
 use crate::{ClientLog, LogLevel, LogMessage, LogSink, Progress, ProgressSink, SinkFuture};
 
 /// The level of a session that never sent `logging/setLevel`: everything, as the MCP
@@ -153,26 +152,10 @@ impl LogSink for PeerLog {
 }
 
 /// The levels clients set with `logging/setLevel`, one per session.
-///
-/// rmcp gives a session no identity of its own; its handshake record (the client's
-/// `initialize` params, which rmcp keeps in one `Arc` per session once the handshake is done)
-/// stands for it. The entry holds that `Arc`, so its address cannot be reused by another
-/// session while the entry lives; entries of sessions whose connection closed are dropped
-/// whenever a level is set.
 #[derive(Default)]
 pub(super) struct SessionLevels {
-    by_session: Mutex<HashMap<usize, Session>>,
+    sessions: Sessions<LogLevel>,
 }
-
-struct Session {
-    /// Keeps the key's address from being reused.
-    _handshake: Arc<InitializeRequestParams>,
-    peer: Peer<RoleServer>,
-    level: LogLevel,
-}
-
-/// Why `logging/setLevel` cannot be honoured.
-pub(super) struct NoSession;
 
 impl SessionLevels {
     /// Sets the level of `peer`'s session, or says that it has none (a client that did not
@@ -182,36 +165,14 @@ impl SessionLevels {
         peer: &Peer<RoleServer>,
         level: LoggingLevel,
     ) -> Result<(), NoSession> {
-        let handshake = peer.peer_info().ok_or(NoSession)?;
-        let mut sessions = self
-            .by_session
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        sessions.retain(|_, session| !session.peer.is_transport_closed());
-        sessions.insert(
-            key(&handshake),
-            Session {
-                _handshake: handshake,
-                peer: peer.clone(),
-                level: from_rmcp(level),
-            },
-        );
-        Ok(())
+        let level = from_rmcp(level);
+        self.sessions.update(peer, || level, |set| *set = level)
     }
 
     /// The level `peer`'s session set, if it did.
     fn get(&self, peer: &Peer<RoleServer>) -> Option<LogLevel> {
-        let handshake = peer.peer_info()?;
-        let sessions = self
-            .by_session
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        sessions.get(&key(&handshake)).map(|session| session.level)
+        self.sessions.get(peer, |level| *level)
     }
-}
-
-fn key(handshake: &Arc<InitializeRequestParams>) -> usize {
-    Arc::as_ptr(handshake) as usize
 }
 
 fn from_rmcp(level: LoggingLevel) -> LogLevel {
