@@ -25,6 +25,7 @@ mod envelope;
 #[cfg(feature = "http")]
 mod http;
 mod notify;
+mod offer;
 mod round_trip;
 mod sessions;
 mod transport;
@@ -41,9 +42,12 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams,
-    ContentBlock, CreateTaskResult, ErrorCode, GetTaskParams, GetTaskResult, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, RequestMetaObject,
-    ServerCapabilities, ServerConfig, Tool as RmcpTool, UpdateTaskParams,
+    CompleteRequestParams, CompleteResult, ContentBlock, CreateTaskResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, RequestMetaObject, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool as RmcpTool, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::task_manager::{TaskExit, TaskManager, TaskOptions};
 // Logging is deprecated by MCP 2026-07-28 (SEP-2577), and by rmcp with it; still used before.
@@ -106,6 +110,8 @@ struct Inner {
     next_listener: AtomicU64,
     /// The log level each client session asked for.
     log_levels: Arc<notify::SessionLevels>,
+    /// The resources each client session subscribed to.
+    subscriptions: offer::Subscriptions,
     /// Calls of MCP 2026-07-28 clients waiting for the answer to a question.
     round_trips: round_trip::RoundTrips,
     /// The tasks of `#[tool(task)]` tools (the `io.modelcontextprotocol/tasks` extension).
@@ -130,6 +136,8 @@ pub const TASK_TTL: Duration = Duration::from_secs(300);
 struct Listing {
     tools: ToolSet,
     rendered: Result<Rendered, String>,
+    /// The prompts, resources and templates, as rmcp's types.
+    offer: Result<offer::Offer, String>,
     generation: u64,
 }
 
@@ -163,6 +171,7 @@ impl McpServer {
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
                 log_levels: Arc::default(),
+                subscriptions: offer::Subscriptions::default(),
                 round_trips: round_trip::RoundTrips::default(),
                 tasks: TaskManager::new(),
                 task_ttl: TASK_TTL,
@@ -227,6 +236,7 @@ impl McpServer {
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
                 log_levels: Arc::default(),
+                subscriptions: offer::Subscriptions::default(),
                 round_trips: round_trip::RoundTrips::default(),
                 tasks: TaskManager::new(),
                 task_ttl: shared.task_ttl,
@@ -257,35 +267,174 @@ impl McpServer {
             .current
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(Listing::new(tools, generation));
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self
-                .inner
-                .peers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            peers.retain(|peer| !peer.is_transport_closed());
-            peers.clone()
-        };
-        let listeners: Vec<SubscriptionSink> = self
-            .inner
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .map(|(_, sink)| sink.clone())
-            .collect();
-        // A client that has gone away cannot be told; the others still are.
-        let sessions = peers.iter().map(|peer| async move {
-            let _ = tokio::time::timeout(NOTIFY_WITHIN, peer.notify_tool_list_changed()).await;
+        self.tell_all(Change::Tools).await;
+        let tools = self.tools();
+        if tools.has_prompts() {
+            self.tell_all(Change::Prompts).await;
+        }
+        if tools.has_resources() {
+            self.tell_all(Change::Resources).await;
+        }
+    }
+}
+
+/// Telling clients what changed beside the tools.
+impl McpServer {
+    /// Sends `notifications/resources/updated` for `uri` to the clients subscribed to it: the
+    /// sessions that sent `resources/subscribe` (MCP 2025-11-25 and earlier) and the
+    /// `subscriptions/listen` streams that name it (MCP 2026-07-28). A tool reaches the server
+    /// through a `State<McpServer>` parameter.
+    pub async fn resource_updated(&self, uri: &str) {
+        let sessions = self.inner.subscriptions.subscribers(uri);
+        let sessions = sessions.iter().map(|peer| async move {
+            let params = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+            let _ = tokio::time::timeout(NOTIFY_WITHIN, peer.notify_resource_updated(params)).await;
         });
+        let listeners = self.listeners();
+        // A stream that did not ask for this URI refuses it: rmcp filters by what it asked.
         let streams = listeners.iter().map(|sink| async move {
-            let _ = tokio::time::timeout(NOTIFY_WITHIN, sink.notify_tool_list_changed()).await;
+            let _ = tokio::time::timeout(NOTIFY_WITHIN, sink.notify_resource_updated(uri)).await;
         });
         futures_util::future::join(
             futures_util::future::join_all(sessions),
             futures_util::future::join_all(streams),
         )
         .await;
+    }
+
+    /// Sends `notifications/resources/list_changed` to every connected client: the resources
+    /// the application reads from changed (a file appeared, say) although the set did not.
+    pub async fn resources_changed(&self) {
+        self.tell_all(Change::Resources).await;
+    }
+
+    /// Sends `notifications/prompts/list_changed` to every connected client.
+    pub async fn prompts_changed(&self) {
+        self.tell_all(Change::Prompts).await;
+    }
+
+    fn listeners(&self) -> Vec<SubscriptionSink> {
+        self.inner
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(_, sink)| sink.clone())
+            .collect()
+    }
+
+    fn peers(&self) -> Vec<Peer<RoleServer>> {
+        let mut peers = self
+            .inner
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.clone()
+    }
+
+    /// Tells every client of every protocol version of `changes`, all at once, each within
+    /// [`NOTIFY_WITHIN`]: one that does not read cannot hold up the others.
+    async fn tell_all(&self, change: Change) {
+        let peers = self.peers();
+        let listeners = self.listeners();
+        let sessions = peers.iter().map(|peer| async move {
+            let sent = match change {
+                Change::Tools => peer.notify_tool_list_changed().await,
+                Change::Prompts => peer.notify_prompt_list_changed().await,
+                Change::Resources => peer.notify_resource_list_changed().await,
+            };
+            let _ = sent;
+        });
+        let streams = listeners.iter().map(|sink| async move {
+            let _ = match change {
+                Change::Tools => sink.notify_tool_list_changed().await,
+                Change::Prompts => sink.notify_prompt_list_changed().await,
+                Change::Resources => sink.notify_resource_list_changed().await,
+            };
+        });
+        let sessions = sessions.map(|told| tokio::time::timeout(NOTIFY_WITHIN, told));
+        let streams = streams.map(|told| tokio::time::timeout(NOTIFY_WITHIN, told));
+        futures_util::future::join(
+            futures_util::future::join_all(sessions),
+            futures_util::future::join_all(streams),
+        )
+        .await;
+    }
+
+    /// The page of a listing the request's cursor names.
+    fn page(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        listing: &Listing,
+        len: usize,
+    ) -> Result<offer::Page, ErrorData> {
+        offer::Page::of(
+            request.and_then(|r| r.cursor).as_deref(),
+            listing.generation,
+            len,
+            self.inner.page_size,
+        )
+    }
+
+    /// A listing with the server's cache hints (MCP 2026-07-28).
+    fn cached<L: CacheHints>(&self, mut result: L) -> L {
+        if let Some(ttl) = self.inner.list_ttl {
+            result.set(
+                u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
+                self.inner.cache_scope,
+            );
+        }
+        result
+    }
+}
+
+/// What changed, for [`McpServer::tell_all`].
+#[derive(Clone, Copy)]
+enum Change {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+/// The listings that carry cache hints.
+trait CacheHints {
+    fn set(&mut self, ttl_ms: u64, scope: CacheScope);
+}
+
+macro_rules! cache_hints {
+    ($($listing:ty),*) => {$(
+        impl CacheHints for $listing {
+            fn set(&mut self, ttl_ms: u64, scope: CacheScope) {
+                self.ttl_ms = Some(ttl_ms);
+                self.cache_scope = Some(scope);
+            }
+        }
+    )*};
+}
+
+cache_hints!(
+    ListToolsResult,
+    ListPromptsResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult
+);
+
+/// The context of a request for a prompt or a resource: its id, cancellation, peer and `_meta`.
+fn request_context(mut context: RequestContext<RoleServer>) -> CallContext {
+    let RequestMetaObject(meta) = std::mem::take(&mut context.meta);
+    CallContext::new()
+        .with_call_id(context.id.to_string())
+        .with_state(context.peer.clone())
+        .with_state(McpRequestMeta(meta.0))
+        .with_cancellation(context.ct)
+}
+
+impl Listing {
+    fn offer(&self) -> Result<&offer::Offer, ErrorData> {
+        self.offer
+            .as_ref()
+            .map_err(|reason| ErrorData::internal_error(reason.clone(), None))
     }
 }
 
@@ -306,9 +455,11 @@ impl Listing {
                     object_only: rmcp_tools(&values, McpOutputRules::ObjectOnly)?,
                 })
             });
+        let offer = offer::Offer::of(&tools);
         Listing {
             tools,
             rendered,
+            offer,
             generation,
         }
     }
@@ -353,20 +504,6 @@ fn rules_of(modern: bool) -> McpOutputRules {
     }
 }
 
-/// Cursors are opaque to clients: `<generation>.<offset>`, in hex, so that a cursor from before a
-/// swap of the tools is refused rather than silently paging through another list.
-fn cursor(generation: u64, offset: usize) -> String {
-    format!("{generation:x}.{offset:x}")
-}
-
-fn parse_cursor(cursor: &str) -> Option<(u64, usize)> {
-    let (generation, offset) = cursor.split_once('.')?;
-    Some((
-        u64::from_str_radix(generation, 16).ok()?,
-        usize::from_str_radix(offset, 16).ok()?,
-    ))
-}
-
 /// A call's outcome as MCP wants it: the output's blocks, and structured content when the tool
 /// has an output schema (with the same JSON as a text block, as the specification asks), as it
 /// is: what MCP 2026-07-28 takes. [`McpServer::call`] wraps the structured content of a tool
@@ -403,12 +540,28 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         // Declared for the clients of MCP 2025-11-25 and earlier, which show log messages.
         #[allow(deprecated)]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_tasks()
             .build();
+        // Prompts, resources and completion are declared when the set has them.
+        let tools = self.inner.listing().tools.clone();
+        if tools.has_prompts() {
+            let mut prompts = PromptsCapability::default();
+            prompts.list_changed = Some(true);
+            capabilities.prompts = Some(prompts);
+        }
+        if tools.has_resources() {
+            let mut resources = ResourcesCapability::default();
+            resources.list_changed = Some(true);
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if tools.has_prompts() || tools.resource_templates().next().is_some() {
+            capabilities.completions = Some(serde_json::Map::new());
+        }
         let config = ServerConfig::new(capabilities).with_server_info(self.inner.info.clone());
         match &self.inner.instructions {
             Some(instructions) => config.with_instructions(instructions.clone()),
@@ -432,9 +585,16 @@ impl ServerHandler for McpServer {
     /// and only of what it asked for; `tools/list_changed` is what this server has to say.
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        // rmcp keeps what the capabilities declare (prompts and resources only when the set
+        // has them); a resource subscription must name a resource the server can read.
+        let mut accepted = requested.clone();
+        if let Some(uris) = accepted.resource_subscriptions.as_mut() {
+            let tools = self.inner.listing().tools.clone();
+            uris.retain(|uri| offer::readable(&tools, uri));
+        }
+        Some(accepted)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
@@ -494,6 +654,95 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.call(request, context).await
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let listing = self.inner.listing();
+        let offer = listing.offer()?;
+        let page = self.page(request, &listing, offer.prompts.len())?;
+        Ok(self.cached(offer::prompts_page(&offer.prompts, page)))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let tools = self.tools();
+        let arguments = offer::prompt_arguments(request.arguments)?;
+        let call = request_context(context);
+        offer::get_prompt(&tools, &request.name, arguments, call)
+            .await
+            .map(GetPromptResponse::Complete)
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let listing = self.inner.listing();
+        let offer = listing.offer()?;
+        let page = self.page(request, &listing, offer.resources.len())?;
+        Ok(self.cached(offer::resources_page(&offer.resources, page)))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let listing = self.inner.listing();
+        let offer = listing.offer()?;
+        let page = self.page(request, &listing, offer.templates.len())?;
+        Ok(self.cached(offer::templates_page(&offer.templates, page)))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let tools = self.tools();
+        let call = request_context(context);
+        offer::read_resource(&tools, &request.uri, call)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    /// `resources/subscribe` (MCP 2025-11-25 and earlier): the session hears of the resource
+    /// through [`McpServer::resource_updated`].
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .subscriptions
+            .subscribe(&self.tools(), &context.peer, request.uri)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.inner
+            .subscriptions
+            .unsubscribe(&context.peer, &request.uri)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let tools = self.tools();
+        offer::complete(&tools, request, request_context(context)).await
     }
 
     /// The tool rmcp's Streamable HTTP server checks a call's `Mcp-Param-*` headers against
@@ -576,30 +825,15 @@ impl McpServer {
             McpOutputRules::AnyValue => &rendered.any_value,
             McpOutputRules::ObjectOnly => &rendered.object_only,
         };
-        let offset = match request.and_then(|r| r.cursor) {
-            None => 0,
-            Some(given) => match parse_cursor(&given) {
-                Some((generation, offset))
-                    if generation == listing.generation && offset <= tools.len() =>
-                {
-                    offset
-                }
-                _ => {
-                    return Err(ErrorData::invalid_params(
-                        "this cursor is not valid (the tool list may have changed): list the tools again from the start",
-                        None,
-                    ));
-                }
-            },
-        };
-        let end = (offset + self.inner.page_size).min(tools.len());
-        let mut result = ListToolsResult::with_all_items(tools[offset..end].to_vec());
-        result.next_cursor = (end < tools.len()).then(|| cursor(listing.generation, end));
-        if let Some(ttl) = self.inner.list_ttl {
-            result.ttl_ms = Some(u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX));
-            result.cache_scope = Some(self.inner.cache_scope);
-        }
-        Ok(result)
+        let page = offer::Page::of(
+            request.and_then(|r| r.cursor).as_deref(),
+            listing.generation,
+            tools.len(),
+            self.inner.page_size,
+        )?;
+        let mut result = ListToolsResult::with_all_items(tools[page.start..page.end].to_vec());
+        result.next_cursor = page.next_cursor;
+        Ok(self.cached(result))
     }
 
     /// `tools/call`: the call's context carries the request's id, cancellation, peer and
@@ -752,17 +986,5 @@ fn finish(
             Ok(result)
         }
         Err(error) => call_tool_error(error),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip_and_refuse_garbage() {
-        assert_eq!(parse_cursor(&cursor(3, 200)), Some((3, 200)));
-        assert_eq!(parse_cursor("nonsense"), None);
-        assert_eq!(parse_cursor("1.zz"), None);
     }
 }
