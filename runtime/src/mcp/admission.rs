@@ -7,9 +7,11 @@ use rmcp::RoleServer;
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest, CustomRequest,
-    ErrorCode, JsonObject, JsonRpcMessage, JsonRpcRequest, JsonRpcVersion2_0,
-    PaginatedRequestParams, RequestId, RequestMetaObject,
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest,
+    CompleteRequestParams, CustomRequest, ErrorCode, GetPromptRequestParams, JsonObject,
+    JsonRpcMessage, JsonRpcRequest, JsonRpcVersion2_0, PaginatedRequestParams,
+    ReadResourceRequestParams, RequestId, RequestMetaObject, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RxJsonRpcMessage;
 use serde::Deserialize;
@@ -375,10 +377,40 @@ fn misread_params(custom: &CustomRequest) -> Option<String> {
             return Some("`params` with the tool's `name` is required".to_owned());
         }
         "tools/call" => custom.params_as::<CallToolRequestParams>().err(),
-        "tools/list" => custom.params_as::<PaginatedRequestParams>().err(),
+        "tools/list" | "prompts/list" | "resources/list" | "resources/templates/list" => {
+            custom.params_as::<PaginatedRequestParams>().err()
+        }
+        "prompts/get"
+        | "resources/read"
+        | "resources/subscribe"
+        | "resources/unsubscribe"
+        | "completion/complete"
+            if custom.params.is_none() =>
+        {
+            return Some(format!(
+                "`params` are required: {}",
+                required_params(&custom.method)
+            ));
+        }
+        "prompts/get" => custom.params_as::<GetPromptRequestParams>().err(),
+        "resources/read" => custom.params_as::<ReadResourceRequestParams>().err(),
+        "resources/subscribe" => custom.params_as::<SubscribeRequestParams>().err(),
+        "resources/unsubscribe" => custom.params_as::<UnsubscribeRequestParams>().err(),
+        "completion/complete" => custom.params_as::<CompleteRequestParams>().err(),
         _ => None,
     };
     error.map(|error| error.to_string())
+}
+
+/// What the params of a request that needs them hold.
+fn required_params(method: &str) -> &'static str {
+    match method {
+        "prompts/get" => "the prompt's `name`, and its `arguments` as strings",
+        "completion/complete" => {
+            "`ref` (a prompt or a resource template), and `argument` with its `name` and `value`"
+        }
+        _ => "the resource's `uri`",
+    }
 }
 
 /// The answer to a refused line: none for a notification (JSON-RPC never answers those), a
@@ -522,5 +554,32 @@ mod tests {
         let text = reply["result"]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("get_weather"), "{text}");
         assert!(text.contains("city"), "{text}");
+    }
+
+    #[test]
+    fn prompt_resource_and_completion_requests_without_their_params_say_what_they_need() {
+        for (method, words) in [
+            ("prompts/get", "the prompt's `name`"),
+            ("resources/read", "the resource's `uri`"),
+            ("resources/subscribe", "the resource's `uri`"),
+            ("completion/complete", "`ref`"),
+        ] {
+            let reply = answer(&format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"{method}"}}"#
+            ));
+            assert_eq!(reply["id"], 3, "{method}");
+            assert_eq!(reply["error"]["code"], -32602, "{method}");
+            let message = reply["error"]["message"].as_str().unwrap();
+            assert!(message.contains(words), "{method}: {message}");
+        }
+        let reply =
+            answer(r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{"name":5}}"#);
+        assert_eq!(reply["error"]["code"], -32602);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("prompts/get")
+        );
     }
 }
