@@ -79,15 +79,22 @@ use crate::{
 /// ([`McpOutputRules`]): as it is for MCP 2026-07-28, wrapped as `{"result": …}` when its root
 /// is not an object for earlier clients, together with the structured content of its results.
 ///
-/// # Beside prompts and resources
+/// # Prompts, resources and completion
 ///
-/// For a server with prompts or resources (rmcp's `#[prompt_router]`, say), write the
-/// `ServerHandler` yourself around an `McpServer` and hand it the tools' half:
-/// [`list_tools_page`](McpServer::list_tools_page) and [`call`](McpServer::call), and, through
-/// `McpServer`'s own `ServerHandler` methods, `on_initialized`, `accepted_subscription_filter` and
-/// `listen` (so that clients of every protocol version hear of
-/// [`replace_tools`](McpServer::replace_tools)), `set_level` (logging) and `get_info` (add your
-/// capabilities to its). `cargo run --example mcp_server_prompts` is such a server.
+/// The set's prompts (`#[prompt]`, [`ToolSetBuilder::prompt`](crate::ToolSetBuilder::prompt))
+/// and resources (`#[resource]`, [`ToolSetBuilder::resource`](crate::ToolSetBuilder::resource))
+/// are served beside the tools: `prompts/list` and `prompts/get`, `resources/list`,
+/// `resources/templates/list`, `resources/read`, `resources/subscribe` and `unsubscribe`, and
+/// `completion/complete` for their arguments; the capabilities are declared when the set has
+/// them. Tell subscribed clients that a resource changed with
+/// [`resource_updated`](McpServer::resource_updated) (a tool reaches the server through a
+/// `State<McpServer>` parameter), and every client that the lists changed with
+/// [`resources_changed`](McpServer::resources_changed) and
+/// [`prompts_changed`](McpServer::prompts_changed).
+///
+/// A server that needs a `ServerHandler` of its own can still delegate to an `McpServer`:
+/// [`list_tools_page`](McpServer::list_tools_page), [`call`](McpServer::call) and its
+/// `ServerHandler` methods.
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
@@ -863,6 +870,7 @@ impl McpServer {
         let base = CallContext::new()
             .with_call_id(context.id.to_string())
             .with_state(context.peer.clone())
+            .with_state(self.clone())
             .with_state(McpRequestMeta(meta.0))
             .with_progress(progress)
             .with_client_log(log);
