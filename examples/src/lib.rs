@@ -3,5 +3,6 @@
 
 pub mod batch;
 pub mod conformance;
+pub mod conformance_schema;
 pub mod mcp_features;
 pub mod showcase;

@@ -65,7 +65,7 @@ pub fn definition(
         }
         builder = builder
             .description(parts.description)
-            .input_schema(input_schema())
+            .canonical_input_schema(input_schema())
             .output_schema(output_schema())
             .annotations(crate::ToolAnnotations {
                 read_only_hint: parts.read_only,

@@ -509,7 +509,7 @@ pub fn definition_of(
         return Err(reasons);
     };
     let mut builder = ToolDefinition::builder(name)
-        .input_schema(schema_from(input_schema))
+        .canonical_input_schema(schema_from(input_schema))
         .strict(options.strict != Strictness::Off)
         .recursion(RecursionPolicy::Describe)
         .annotations(annotations_of(get_key(object, "annotations")));

@@ -35,6 +35,18 @@ pub enum SchemaError {
         /// The reference that could not be resolved.
         reference: String,
     },
+    /// The input schema its author wrote
+    /// ([`ToolDefinitionBuilder::input_schema`](crate::ToolDefinitionBuilder::input_schema)) is
+    /// not valid JSON Schema in the dialect it declares: no target is shown it, since no
+    /// validator (the MCP client's, tooldef's own) would take it.
+    #[error(
+        "the input schema is not valid JSON Schema: {}; correct the schema the tool's definition is built with",
+        .faults.join("; ")
+    )]
+    InvalidSchema {
+        /// Each fault with its JSON Pointer (`at `/properties/a/type`: …`).
+        faults: Vec<String>,
+    },
 }
 
 /// Why a call failed. Each variant's `Display` is a message written for the model, saying what

@@ -98,12 +98,20 @@ pub enum RecursionPolicy {
 /// The input schema is JSON Schema draft 2020-12 as schemars generates it (properties in
 /// declaration order, `$defs` kept, `default` recorded), without `$schema` and the root `title`.
 /// Renderings for each target are computed on first use and cached.
+///
+/// An input schema its author wrote ([`ToolDefinitionBuilder::input_schema`], as a `Tool`
+/// implemented by hand gives it) is also kept as written: MCP clients are shown it and calls
+/// are validated against it (MCP SEP-1613: `$schema`, `$defs`/`$ref`, open objects and every
+/// other keyword kept), while the other targets are rendered from its canonical form. A schema
+/// tooldef made (`#[tool]`'s, from the argument types) has no written form.
 #[derive(Debug)]
 pub struct ToolDefinition {
     name: Cow<'static, str>,
     title: Option<Cow<'static, str>>,
     description: Option<Cow<'static, str>>,
     input_schema: Schema,
+    /// The input schema as its author wrote it, when they did.
+    written_input: Option<WrittenSchema>,
     output_schema: Option<Schema>,
     annotations: ToolAnnotations,
     strict: bool,
@@ -127,6 +135,7 @@ impl ToolDefinition {
             title: None,
             description: None,
             input_schema: None,
+            written_input: None,
             output_schema: None,
             annotations: ToolAnnotations::default(),
             strict: true,
@@ -154,9 +163,51 @@ impl ToolDefinition {
         self.description.as_deref()
     }
 
-    /// The canonical input schema (draft 2020-12, root `"type": "object"`).
+    /// The canonical input schema (draft 2020-12, root `"type": "object"`), which every target
+    /// but MCP is rendered from. For a schema its author wrote, its canonical form (`$schema`
+    /// and the root `title` dropped, an older draft said in 2020-12); for one that is not valid
+    /// JSON Schema, the schema as given, from which nothing is rendered.
     pub fn input_schema(&self) -> &Schema {
         &self.input_schema
+    }
+
+    /// The input schema as its author wrote it ([`ToolDefinitionBuilder::input_schema`]): what
+    /// MCP clients are shown (with a root `"type": "object"` added where it has none, which MCP
+    /// requires) and what calls are validated against. `None` for a schema tooldef made:
+    /// `#[tool]`'s, and a foreign tool's converted by [`convert`](crate::convert).
+    ///
+    /// ```
+    /// use schemars::json_schema;
+    /// use tooldef::{Target, ToolDefinition};
+    ///
+    /// let written = json_schema!({
+    ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    ///     "type": "object",
+    ///     "properties": {"address": {"$ref": "#/$defs/address"}},
+    ///     "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}}}}
+    /// });
+    /// let definition = ToolDefinition::builder("ship")
+    ///     .input_schema(written.clone())
+    ///     .build();
+    /// assert_eq!(definition.written_input_schema(), Some(&written));
+    /// let mcp = definition.to_json(Target::Mcp).unwrap();
+    /// assert_eq!(mcp["inputSchema"], *written.as_value());
+    /// // The other targets keep their own rules: OpenAI's inlines the `$ref` and closes objects.
+    /// let chat = definition.to_json(Target::ChatCompletions).unwrap();
+    /// let address = &chat["function"]["parameters"]["properties"]["address"];
+    /// assert_eq!(address["additionalProperties"], false);
+    /// ```
+    pub fn written_input_schema(&self) -> Option<&Schema> {
+        self.written_input.as_ref().map(|written| &written.schema)
+    }
+
+    /// Why the input schema its author wrote is not valid JSON Schema in the dialect it
+    /// declares, one reason per fault with its JSON Pointer; empty when it is valid (and for a
+    /// schema tooldef made). A definition with faults renders for no target.
+    pub(crate) fn written_faults(&self) -> &[String] {
+        self.written_input
+            .as_ref()
+            .map_or(&[], |written| &written.faults)
     }
 
     /// The canonical output schema, when the tool's return type has one that says something
@@ -287,6 +338,7 @@ pub struct ToolDefinitionBuilder {
     title: Option<Cow<'static, str>>,
     description: Option<Cow<'static, str>>,
     input_schema: Option<Schema>,
+    written_input: Option<WrittenSchema>,
     output_schema: Option<Schema>,
     annotations: ToolAnnotations,
     strict: bool,
@@ -312,16 +364,61 @@ impl ToolDefinitionBuilder {
         self
     }
 
-    /// The input schema (JSON Schema 2020-12, root `"type": "object"`). Its `$schema` and root
-    /// `title` are dropped, and a closed object root without `properties` gets an empty one;
-    /// every rendering's report says so.
+    /// The input schema, as its author wrote it: JSON Schema of the dialect its `$schema`
+    /// declares (2020-12 without one, as MCP says), root an object.
+    ///
+    /// MCP clients are shown it as written (`$schema`, `$defs`/`$ref`, open objects and every
+    /// other keyword kept; only a root `"type": "object"`, which MCP requires, is added where
+    /// it is missing, and the MCP rendering's report says so), and calls are validated against
+    /// it in its dialect, `$ref`s resolved within it. The other targets are rendered from its
+    /// canonical form by their own rules: its `$schema` and root `title` dropped, an older
+    /// draft's keywords said in 2020-12, a closed object root without `properties` given an
+    /// empty one, and then each target's transforms; their reports say what changed.
+    ///
+    /// A schema that is not valid JSON Schema in its dialect (checked against the dialect's
+    /// meta-schema, then compiled: a `pattern` that is no regular expression, a `$ref` to
+    /// nothing) renders for no target: [`SchemaError::InvalidSchema`] says where and why.
     pub fn input_schema(mut self, schema: Schema) -> Self {
+        let faults = crate::schema::written_faults(schema.as_value());
+        if faults.is_empty() {
+            let mut rec = Recorder::default();
+            let canonical = crate::schema::canonicalize(schema.clone(), &mut rec);
+            self.set_canonical_input(canonical, rec);
+        } else {
+            // Nothing is rendered from it: canonicalising a schema that means nothing would
+            // only risk saying something else.
+            self.set_canonical_input(schema.clone(), Recorder::default());
+        }
+        self.written_input = Some(WrittenSchema {
+            schema,
+            faults: faults
+                .into_iter()
+                .map(|(at, what)| match at.as_str() {
+                    "" => what,
+                    at => format!("at `{at}`: {what}"),
+                })
+                .collect(),
+        });
+        self
+    }
+
+    /// The input schema of a tool whose schema tooldef made (`#[tool]`'s, from the argument
+    /// types; a converted foreign tool's, already checked against its dialect): made canonical
+    /// and rendered for every target, MCP included, through the target's transforms.
+    pub(crate) fn canonical_input_schema(mut self, schema: Schema) -> Self {
         let mut rec = Recorder::default();
-        self.input_schema = Some(crate::schema::canonicalize(schema, &mut rec));
+        let canonical = crate::schema::canonicalize(schema, &mut rec);
+        self.set_canonical_input(canonical, rec);
+        self.written_input = None;
+        self
+    }
+
+    /// Sets the canonical input schema and what making it canonical changed.
+    fn set_canonical_input(&mut self, canonical: Schema, mut rec: Recorder) {
+        self.input_schema = Some(canonical);
         self.canonical_changes
             .retain(|change| change.place != Place::Input);
         self.canonical_changes.extend(rec.take(Place::Input));
-        self
     }
 
     /// The output schema, whatever its root (an object, an array, a string…). A schema that
@@ -399,6 +496,7 @@ impl ToolDefinitionBuilder {
             title: self.title,
             description: self.description,
             input_schema,
+            written_input: self.written_input,
             output_schema: self.output_schema,
             annotations: self.annotations,
             strict: self.strict,
@@ -412,6 +510,14 @@ impl ToolDefinitionBuilder {
             output_validator: OnceLock::new(),
         }
     }
+}
+
+/// An input schema as its author wrote it, with why it is not valid JSON Schema (empty when it
+/// is), found once when the definition is built.
+#[derive(Debug)]
+struct WrittenSchema {
+    schema: Schema,
+    faults: Vec<String>,
 }
 
 /// Keywords that describe a value without constraining it.
@@ -436,4 +542,226 @@ fn promises_something(schema: &Schema) -> bool {
     };
     let only_null = root.get("type").and_then(Value::as_str) == Some("null");
     !only_null && root.keys().any(|key| !ANNOTATIONS.contains(&key.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::ChangeKind;
+    use schemars::json_schema;
+    use serde_json::json;
+
+    /// A schema as an author writes one: a dialect, a definition behind a `$ref`, a nested
+    /// object left open, a root title and a keyword no target knows.
+    fn shipping() -> Schema {
+        json_schema!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Shipping",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string", "minLength": 1},
+                "address": {"$ref": "#/$defs/address"}
+            },
+            "additionalProperties": false,
+            "x-internal": {"owner": "shipping"}
+        })
+    }
+
+    fn input_changes(rendering: &Rendering) -> Vec<&Change> {
+        rendering
+            .report
+            .changes()
+            .iter()
+            .filter(|c| c.place == Place::Input)
+            .collect()
+    }
+
+    #[test]
+    fn a_written_schema_reaches_mcp_as_written() {
+        let definition = ToolDefinition::builder("ship")
+            .input_schema(shipping())
+            .build();
+        let rendering = definition.render(Target::Mcp).unwrap();
+        let shown = rendering.tool.input_schema().unwrap();
+        assert_eq!(
+            serde_json::to_string(shown).unwrap(),
+            // The schema's own key order (schemars' `Serialize` would put `$defs` last).
+            serde_json::to_string(shipping().as_value()).unwrap()
+        );
+        assert_eq!(
+            shown["$schema"],
+            "https://json-schema.org/draft/2020-12/schema"
+        );
+        assert!(
+            shown["$defs"]["address"]
+                .get("additionalProperties")
+                .is_none()
+        );
+        assert_eq!(
+            shown["properties"]["address"],
+            json!({"$ref": "#/$defs/address"})
+        );
+        assert!(
+            input_changes(rendering).is_empty(),
+            "{:?}",
+            rendering.report
+        );
+    }
+
+    #[test]
+    fn other_targets_render_the_canonical_form_and_say_what_they_changed() {
+        let definition = ToolDefinition::builder("ship")
+            .input_schema(shipping())
+            .build();
+        assert!(
+            definition
+                .input_schema()
+                .as_value()
+                .get("$schema")
+                .is_none()
+        );
+        for target in Target::ALL.into_iter().filter(|t| *t != Target::Mcp) {
+            let rendering = definition.render(target).unwrap();
+            let shown = rendering.tool.input_schema().unwrap();
+            let text = serde_json::to_string(shown).unwrap();
+            for gone in ["$schema", "$defs", "$ref", "\"Shipping\""] {
+                assert!(!text.contains(gone), "{target}: {gone} in {text}");
+            }
+            let changes = input_changes(rendering);
+            let removed = |keyword: &str| {
+                changes.iter().any(|c| {
+                    c.pointer.is_empty()
+                        && matches!(&c.kind, ChangeKind::Removed { keyword: k, .. } if k == keyword)
+                })
+            };
+            assert!(
+                removed("$schema") && removed("title"),
+                "{target}: {changes:?}"
+            );
+            assert!(
+                changes.iter().any(|c| c.pointer == "/properties/address"
+                    && matches!(&c.kind, ChangeKind::Inlined { reference } if reference == "#/$defs/address")),
+                "{target}: {changes:?}"
+            );
+        }
+        // OpenAI closes the open object, as strict mode wants, and says so.
+        let chat = definition.render(Target::ChatCompletions).unwrap();
+        let parameters = chat.tool.input_schema().unwrap();
+        assert_eq!(
+            parameters["properties"]["address"]["additionalProperties"],
+            false
+        );
+        assert!(chat.tool.strict());
+        assert!(
+            input_changes(chat)
+                .iter()
+                .any(|c| c.pointer == "/properties/address"
+                    && matches!(&c.kind, ChangeKind::Added { keyword, .. } if keyword == "additionalProperties")),
+            "{:?}",
+            chat.report
+        );
+    }
+
+    #[test]
+    fn a_generated_schema_keeps_the_canonical_mcp_rendering() {
+        let definition = ToolDefinition::builder("ship")
+            .canonical_input_schema(shipping())
+            .build();
+        assert!(definition.written_input_schema().is_none());
+        let rendering = definition.render(Target::Mcp).unwrap();
+        let shown = rendering.tool.input_schema().unwrap();
+        assert!(shown.get("$schema").is_none() && shown.get("$defs").is_none());
+        assert_eq!(
+            shown["properties"]["address"]["additionalProperties"],
+            false
+        );
+    }
+
+    #[test]
+    fn a_root_type_is_the_one_thing_added_for_mcp_and_it_is_reported() {
+        let written = json_schema!({"properties": {"a": {"type": "string"}}});
+        let definition = ToolDefinition::builder("t").input_schema(written).build();
+        let rendering = definition.render(Target::Mcp).unwrap();
+        assert_eq!(
+            serde_json::to_string(rendering.tool.input_schema().unwrap()).unwrap(),
+            r#"{"type":"object","properties":{"a":{"type":"string"}}}"#
+        );
+        let changes = input_changes(rendering);
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert!(matches!(&changes[0].kind, ChangeKind::Added { keyword, .. } if keyword == "type"));
+    }
+
+    #[test]
+    fn an_invalid_written_schema_renders_for_no_target_and_says_where() {
+        let definition = ToolDefinition::builder("t")
+            .input_schema(json_schema!({
+                "type": "object",
+                "properties": {"a": {"type": "strnig"}},
+                "required": ["a", "a"]
+            }))
+            .build();
+        for target in Target::ALL {
+            let error = definition.render(target).unwrap_err();
+            let SchemaError::InvalidSchema { faults } = &error else {
+                panic!("{target}: {error:?}");
+            };
+            assert!(
+                faults.contains(
+                    &"at `/properties/a/type`: `strnig` is not a type; did you mean `string`?"
+                        .to_owned()
+                ),
+                "{faults:?}"
+            );
+            assert!(
+                faults.contains(
+                    &"at `/required`: `required` must name each property once, got `[\"a\",\"a\"]`"
+                        .to_owned()
+                ),
+                "{faults:?}"
+            );
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("the input schema is not valid JSON Schema: at ")
+            );
+        }
+        let dangling = ToolDefinition::builder("t")
+            .input_schema(
+                json_schema!({"type": "object", "properties": {"a": {"$ref": "#/$defs/nowhere"}}}),
+            )
+            .build();
+        assert!(matches!(
+            dangling.render(Target::Mcp),
+            Err(SchemaError::InvalidSchema { .. })
+        ));
+    }
+
+    #[test]
+    fn an_older_draft_is_shown_to_mcp_in_its_own_dialect() {
+        let written = json_schema!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}
+            }
+        });
+        let definition = ToolDefinition::builder("t")
+            .input_schema(written.clone())
+            .build();
+        let mcp = definition.to_json(Target::Mcp).unwrap();
+        assert_eq!(mcp["inputSchema"], *written.as_value());
+        // The canonical form, which the others render, says the tuple in 2020-12's keywords.
+        let canonical = definition.input_schema().as_value();
+        assert!(canonical.get("$schema").is_none());
+        assert_eq!(
+            canonical["properties"]["pair"]["prefixItems"],
+            json!([{"type": "string"}, {"type": "integer"}])
+        );
+    }
 }

@@ -102,9 +102,12 @@ struct Entry {
 
 /// What a tool's arguments are checked with, prepared on its first call.
 struct Checks {
-    /// The input schema the model was shown (the MCP rendering: full JSON Schema, `$ref`s
-    /// inlined, objects closed), which `null`-as-absent walks and the validator checks.
+    /// The input schema the model was shown (the MCP rendering: for a schema tooldef made, full
+    /// JSON Schema with `$ref`s inlined and objects closed; for one its author wrote, that
+    /// schema as written), which `null`-as-absent walks and the validator checks.
     shown: Value,
+    /// The dialect of `shown`: 2020-12, or the one a written schema declares.
+    draft: jsonschema::Draft,
     /// The canonical schema, whose `format`s name the Rust number types and their ranges.
     canonical: &'static Value,
     /// Validate before deserialising: deserialising alone does not enforce the whole schema.
@@ -126,7 +129,7 @@ impl Checks {
     fn problems(&self, value: &Value, in_range: bool) -> Vec<ArgumentProblem> {
         let validator = self
             .validator
-            .get_or_init(|| arguments::validator(&self.shown));
+            .get_or_init(|| arguments::validator_in(&self.shown, self.draft));
         let mut problems: Vec<ArgumentProblem> = match validator {
             // Collecting errors costs several times what a yes or no does.
             Ok(validator) if validator.is_valid(value) => Vec::new(),
@@ -679,10 +682,16 @@ impl Entry {
                 .ok()
                 .and_then(|mut mcp| mcp.get_mut("inputSchema").map(Value::take))
                 .unwrap_or_else(|| canonical.clone());
+            // A written schema is checked before deserialising whatever it says: the argument
+            // type of a `Tool` implemented by hand is not known to enforce it (it may ignore a
+            // property the schema refuses), as `#[tool]`'s generated one is.
+            let written = definition.written_input_schema().is_some();
             Checks {
+                draft: crate::schema::declared_draft(&shown),
                 shown,
                 canonical,
-                validate_first: validate && !arguments::serde_enforces_schema(canonical),
+                validate_first: validate
+                    && (written || !arguments::serde_enforces_schema(canonical)),
                 has_f32: arguments::has_format(canonical, "float"),
                 ranges: TypeRanges::of(canonical),
                 validator: OnceLock::new(),
@@ -863,4 +872,222 @@ fn invoke<T: Tool>(tool: &T, args: T::Args, context: CallContext) -> Invocation<
         let output = tool.call(args, context).await?;
         Ok(T::output(output))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::json_schema;
+    use serde_json::json;
+
+    /// A hand-written tool over any definition: it takes whatever object it is given and
+    /// returns it, so that what reaches it is what validation let through.
+    struct Echo(&'static ToolDefinition);
+
+    /// What [`Echo`] deserialises: named fields, unknown ones ignored (no
+    /// `deny_unknown_fields`), as a hand-written argument type often is.
+    #[derive(Debug, serde::Deserialize)]
+    struct EchoArgs {
+        #[serde(default)]
+        name: Option<String>,
+        #[serde(default)]
+        address: Option<Value>,
+        #[serde(default)]
+        pair: Option<Value>,
+    }
+
+    impl Tool for Echo {
+        type Args = EchoArgs;
+        type Output = Value;
+        const NAME: &'static str = "echo";
+
+        fn definition(&self) -> &'static ToolDefinition {
+            self.0
+        }
+
+        async fn call(&self, args: EchoArgs, _: CallContext) -> Result<Value, ContextError> {
+            Ok(json!({"name": args.name, "address": args.address, "pair": args.pair}))
+        }
+
+        fn output(output: Value) -> Result<ReturnValue, String> {
+            Ok(ReturnValue::Json(output))
+        }
+    }
+
+    fn written(strict: bool) -> &'static ToolDefinition {
+        Box::leak(Box::new(
+            ToolDefinition::builder("echo")
+                .input_schema(json_schema!({
+                    "$schema": "https://json-schema.org/draft/2020-12/schema",
+                    "type": "object",
+                    "$defs": {"address": {
+                        "type": "object",
+                        "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                    }},
+                    "properties": {
+                        "name": {"type": "string"},
+                        "address": {"$ref": "#/$defs/address"}
+                    },
+                    "additionalProperties": false
+                }))
+                .strict(strict)
+                .build(),
+        ))
+    }
+
+    fn set(definition: &'static ToolDefinition) -> ToolSet {
+        ToolSet::builder().tool(Echo(definition)).build().unwrap()
+    }
+
+    fn block_on<F: Future>(future: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(future)
+    }
+
+    fn problems(tools: &ToolSet, arguments: Value) -> Vec<(String, String)> {
+        match block_on(tools.call("echo", arguments)) {
+            Err(ToolError::InvalidArguments { problems, .. }) => problems
+                .into_iter()
+                .map(|p| (p.pointer, p.message))
+                .collect(),
+            other => panic!("not refused: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn what_the_written_schema_allows_is_accepted_whether_strict_or_not() {
+        for strict in [true, false] {
+            let tools = set(written(strict));
+            let call = json!({"address": {"street": "x", "zip": "1"}});
+            let output = block_on(tools.call("echo", call)).unwrap();
+            assert_eq!(
+                output.structured, None,
+                "no output schema, so no structured content"
+            );
+            assert_eq!(
+                output.to_text(),
+                r#"{"name":null,"address":{"street":"x","zip":"1"},"pair":null}"#
+            );
+        }
+    }
+
+    #[test]
+    fn what_it_refuses_is_refused_at_its_path_in_todays_words() {
+        let tools = set(written(true));
+        assert_eq!(
+            problems(&tools, json!({"address": {"street": 5}})),
+            [(
+                "/address/street".to_owned(),
+                "expected `string`, got an integer (5)".to_owned()
+            )]
+        );
+        assert_eq!(
+            problems(&tools, json!({"name": "x", "zip": "1"})),
+            [(
+                String::new(),
+                "unknown property `zip`: remove it".to_owned()
+            )]
+        );
+        // The same words as for a schema tooldef made of the same types.
+        let made = Box::leak(Box::new(
+            ToolDefinition::builder("echo")
+                .canonical_input_schema(json_schema!({
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/A"}},
+                    "$defs": {"A": {"type": "object", "properties": {"street": {"type": "string"}}}},
+                    "additionalProperties": false
+                }))
+                .build(),
+        ));
+        for call in [
+            json!({"name": 3}),
+            json!({"address": {"street": ["x"]}}),
+            json!({"address": "x"}),
+        ] {
+            assert_eq!(
+                problems(&tools, call.clone()),
+                problems(&set(made), call.clone()),
+                "{call}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_written_schema_is_checked_even_where_its_argument_type_would_not_enforce_it() {
+        // A closed object of plain properties: for `#[tool]`'s generated, `deny_unknown_fields`
+        // argument type, deserialising alone enforces it; `EchoArgs` ignores unknown fields.
+        let definition = Box::leak(Box::new(
+            ToolDefinition::builder("echo")
+                .input_schema(json_schema!({
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                    "additionalProperties": false
+                }))
+                .build(),
+        ));
+        assert!(arguments::serde_enforces_schema(
+            definition.input_schema().as_value()
+        ));
+        assert_eq!(
+            problems(&set(definition), json!({"name": "x", "other": 1})),
+            [(
+                String::new(),
+                "unknown property `other`: remove it".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_written_schema_of_an_older_draft_is_validated_in_its_own_dialect() {
+        let definition = Box::leak(Box::new(
+            ToolDefinition::builder("echo")
+                .input_schema(json_schema!({
+                    "$schema": "http://json-schema.org/draft-07/schema#",
+                    "type": "object",
+                    "properties": {
+                        "pair": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}
+                    }
+                }))
+                .build(),
+        ));
+        let tools = set(definition);
+        assert!(block_on(tools.call("echo", json!({"pair": ["a", 1]}))).is_ok());
+        assert_eq!(
+            problems(&tools, json!({"pair": ["a", "b"]})),
+            [(
+                "/pair/1".to_owned(),
+                "expected `integer`, got a string (\"b\")".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_written_schema_that_is_not_valid_refuses_every_call_and_every_listing() {
+        let definition = Box::leak(Box::new(
+            ToolDefinition::builder("echo")
+                .input_schema(
+                    json_schema!({"type": "object", "properties": {"a": {"type": "strnig"}}}),
+                )
+                .build(),
+        ));
+        let tools = set(definition);
+        let refused = problems(&tools, json!({"a": "x"}));
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(
+            refused[0]
+                .1
+                .starts_with("the server cannot check these arguments"),
+            "{refused:?}"
+        );
+        for target in Target::ALL {
+            let error = tools.list(target).unwrap_err();
+            assert!(
+                matches!(error.source, crate::SchemaError::InvalidSchema { .. }),
+                "{target}: {error:?}"
+            );
+        }
+    }
 }

@@ -11,7 +11,18 @@ use crate::instance;
 /// one, including the formats schemars gives chrono's types and `IpAddr`, which the validator
 /// does not know.
 pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
-    jsonschema::draft202012::options()
+    validator_in(schema, jsonschema::Draft::Draft202012)
+}
+
+/// [`validator`] for a schema of the dialect `draft`: one its author wrote may declare an older
+/// draft, whose keywords mean what that draft says (`items` as a list, `exclusiveMinimum` as a
+/// flag), and `$ref`s are resolved within the schema as that draft resolves them.
+pub(crate) fn validator_in(
+    schema: &Value,
+    draft: jsonschema::Draft,
+) -> Result<jsonschema::Validator, String> {
+    jsonschema::options()
+        .with_draft(draft)
         .should_validate_formats(true)
         .with_format("partial-time", is_partial_time)
         .with_format("ip", |s: &str| s.parse::<std::net::IpAddr>().is_ok())

@@ -105,6 +105,39 @@ pub(crate) type Fault = (String, String);
 /// Pointer of the fault; empty when it is valid (after the repairs that making it canonical
 /// will record).
 pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
+    problems(schema, Repairs::Made)
+}
+
+/// Why `schema`, one its author wrote for a tool of theirs, is not valid JSON Schema, each with
+/// the JSON Pointer of the fault; empty when it is valid. Nothing is repaired: MCP clients are
+/// shown the schema as written, so a list written loosely (`"required": "a"`) is a fault the
+/// author corrects, where a foreign schema's is repaired for the renderings made from it.
+pub(crate) fn written_faults(schema: &Value) -> Vec<Fault> {
+    problems(schema, Repairs::None)
+}
+
+/// The `jsonschema` draft of the dialect `schema` declares (2020-12 when it declares none, or
+/// one tooldef does not know, which [`written_faults`] refuses).
+pub(crate) fn declared_draft(schema: &Value) -> jsonschema::Draft {
+    match Dialect::declared(schema).unwrap_or_default() {
+        Dialect::Draft4 => jsonschema::Draft::Draft4,
+        Dialect::Draft6 => jsonschema::Draft::Draft6,
+        Dialect::Draft7 => jsonschema::Draft::Draft7,
+        Dialect::Draft201909 => jsonschema::Draft::Draft201909,
+        Dialect::Draft202012 => jsonschema::Draft::Draft202012,
+    }
+}
+
+/// Whether the plain slips of a schema's lists are repaired before it is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Repairs {
+    /// Repaired, as making the schema canonical will (a foreign schema).
+    Made,
+    /// Judged as written (a schema shown as written).
+    None,
+}
+
+fn problems(schema: &Value, repairs: Repairs) -> Vec<Fault> {
     let dialect = match Dialect::declared(schema) {
         Ok(dialect) => dialect,
         Err(why) => return vec![("/$schema".to_owned(), why)],
@@ -122,7 +155,7 @@ pub(crate) fn dialect_problems(schema: &Value) -> Vec<Fault> {
     // nearly every schema writes its lists tightly and declares no older draft, and copying
     // a schema (then dropping the copy) cost more than the rest of this check.
     let mut repaired = Cow::Borrowed(sent);
-    if has_loose_lists(sent) {
+    if repairs == Repairs::Made && has_loose_lists(sent) {
         RepairLooseLists::default().transform(repaired.to_mut());
     }
     let validator = dialect.meta_validator();
@@ -238,6 +271,9 @@ fn explain(schema: &Value, pointer: &str, message: &str) -> String {
     match keyword {
         "type" => type_problem(value),
         "required" => match value {
+            Value::Array(names) if names.iter().all(Value::is_string) => {
+                format!("`required` must name each property once, got `{value}`")
+            }
             Value::Bool(_) => format!(
                 "`required` must be a list of property names; `required: {value}` on a property \
                  is draft-03's spelling: list the property in its object's `required` instead"

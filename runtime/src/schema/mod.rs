@@ -39,6 +39,7 @@ mod titles;
 mod unit_enums;
 mod unsupported;
 mod upgrade;
+mod written;
 
 #[cfg(test)]
 mod pipeline_tests;
@@ -48,7 +49,8 @@ mod test_util;
 pub(crate) use anthropic_strict::strict_cost;
 pub(crate) use canonical::canonicalize;
 pub(crate) use describe::format_phrase;
-pub(crate) use dialect::dialect_problems;
+pub(crate) use dialect::{declared_draft, dialect_problems, written_faults};
 pub(crate) use formats::integer_range;
 pub(crate) use node::get as get_key;
 pub(crate) use pipeline::{Policy, render_for, render_output_for};
+pub(crate) use written::as_written;

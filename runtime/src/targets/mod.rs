@@ -232,18 +232,38 @@ pub(crate) fn render_input(
     name: &str,
     profile: Profile,
 ) -> Result<Rendering, SchemaError> {
+    let faults = definition.written_faults();
+    if !faults.is_empty() {
+        return Err(SchemaError::InvalidSchema {
+            faults: faults.to_vec(),
+        });
+    }
     let policy = Policy {
         strict: definition.strict(),
         recursion: definition.recursion(),
         place: Place::Input,
         profile,
     };
-    let input = schema::render_for(input, target, policy)?;
+    // MCP clients are shown a schema its author wrote as written; every other target renders
+    // its canonical form by its own rules.
+    let written = definition
+        .written_input_schema()
+        .filter(|_| target == Target::Mcp);
+    let input = match written {
+        Some(written) => schema::as_written(written)?,
+        None => schema::render_for(input, target, policy)?,
+    };
     // The output schema is sent to MCP only: what canonicalising it changed concerns MCP alone.
+    // What canonicalising a written input schema changed concerns the targets that render its
+    // canonical form, which MCP does not.
     let canonical = definition
         .canonical_changes()
         .iter()
-        .filter(|c| c.place != Place::Output || target == Target::Mcp)
+        .filter(|c| match c.place {
+            Place::Output => target == Target::Mcp,
+            Place::Input => written.is_none(),
+            Place::Tool => true,
+        })
         .cloned()
         .collect();
     let mut report = Report::from_changes(canonical);
