@@ -26,6 +26,7 @@ pub fn register(builder: ToolSetBuilder) -> ToolSetBuilder {
         .tool(TestErrorHandling)
         .tool(TestToolWithProgress)
         .tool(TestReconnection)
+        .tool(crate::conformance_schema::json_schema_2020_12_tool())
 }
 
 fn image() -> Content {
