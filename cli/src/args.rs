@@ -558,7 +558,137 @@ TOOLDEF_BEARER_TOKEN is used when set (which keeps the token out of the process 
 Example: --bearer-token \"$(cat ~/.config/mcp-token)\""
     )]
     pub bearer_token: Option<String>,
+    /// How to obtain OAuth tokens for --url: authorization-code (the browser) or
+    /// client-credentials.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = GrantArg::AuthorizationCode,
+        value_name = "GRANT",
+        requires = "url",
+        long_help = "How to obtain OAuth tokens when the server given by --url asks for them \
+(HTTP 401 with a `WWW-Authenticate` challenge, MCP's authorization): `authorization-code` (the \
+default) signs you in through your browser, with a redirect to this machine \
+(`http://127.0.0.1:PORT/callback`); `client-credentials` authorizes this client itself, with \
+--client-id and --client-secret (or --client-key), as a service does. Tokens are kept in \
+$XDG_CONFIG_HOME/tooldef/oauth/ (else ~/.config/tooldef/oauth/), readable by you alone, and \
+refreshed when they expire. Not used with --bearer-token or an `Authorization` --header.
+
+Example: --oauth-grant client-credentials --client-id svc --client-key key.pem --client-key-alg ES256"
+    )]
+    pub oauth_grant: GrantArg,
+    /// An OAuth client id registered with the server's authorization server beforehand.
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "url",
+        long_help = "An OAuth client id registered with the server's authorization server \
+beforehand. Without it, tooldef uses --client-metadata-url where the server takes client ID \
+metadata documents, else registers itself (RFC 7591 dynamic registration) and keeps that \
+registration with the tokens.
+
+Example: --client-id 7f2c1a"
+    )]
+    pub client_id: Option<String>,
+    /// The secret of --client-id [default: $TOOLDEF_CLIENT_SECRET, if set].
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "client_id",
+        long_help = "The secret of --client-id (a confidential client). Without it, the \
+environment variable TOOLDEF_CLIENT_SECRET is used when set (which keeps the secret out of the \
+process list).
+
+Example: --client-secret \"$(cat ~/.config/mcp-client-secret)\""
+    )]
+    pub client_secret: Option<String>,
+    /// A PEM private key --client-id signs its token requests with (private_key_jwt), for
+    /// --oauth-grant client-credentials.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires_all = ["client_id", "client_key_alg"],
+        conflicts_with = "client_secret",
+        long_help = "A PEM private key that --client-id authenticates with at the token \
+endpoint by signing an assertion (RFC 7523, `private_key_jwt`) instead of sending a secret; for \
+--oauth-grant client-credentials. Give its algorithm with --client-key-alg.
+
+Example: --client-key ~/.config/mcp/client-key.pem --client-key-alg ES256"
+    )]
+    pub client_key: Option<PathBuf>,
+    /// The algorithm of --client-key: ES256, ES384, RS256, RS384 or RS512.
+    #[arg(long, value_name = "ALG", requires = "client_key")]
+    pub client_key_alg: Option<String>,
+    /// The HTTPS URL of this client's metadata document (CIMD), used as its client id where
+    /// the server takes them.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "url",
+        long_help = "The HTTPS URL of a client ID metadata document describing this client (its \
+name and redirect URIs), which an authorization server that advertises \
+`client_id_metadata_document_supported` takes as the client id instead of a registration.
+
+Example: --client-metadata-url https://example.com/tooldef-client.json"
+    )]
+    pub client_metadata_url: Option<String>,
+    /// An OAuth scope to ask for (repeatable) [default: the ones the server asks for].
+    #[arg(
+        long = "scope",
+        value_name = "SCOPE",
+        requires = "url",
+        long_help = "An OAuth scope to ask for, repeatable. By default tooldef asks for the \
+scope of the server's challenge, else the scopes its metadata lists (`scopes_supported`), else \
+none; a server that later refuses a request for want of scope (HTTP 403, insufficient_scope) is \
+asked again for more, at most twice per request.
+
+Example: --scope files:read --scope files:write"
+    )]
+    pub scopes: Vec<String>,
+    /// The command that opens the sign-in page, given its URL [default: $TOOLDEF_AUTH_BROWSER,
+    /// else the system's opener].
+    #[arg(
+        long,
+        value_name = "COMMAND",
+        requires = "url",
+        long_help = "The command that opens the sign-in page, split at spaces, with the page's \
+URL added as its last argument. Without it, the environment variable TOOLDEF_AUTH_BROWSER is \
+used when set, else the system's opener (`xdg-open`, `open`) when stderr is a terminal; the URL \
+is always shown on stderr. With neither a terminal nor a command, a server that asks you to \
+sign in fails the command at once (exit status 2), saying so.
+
+Example: --auth-browser 'firefox --new-window'"
+    )]
+    pub auth_browser: Option<String>,
+    /// Seconds to wait for the sign-in in the browser.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "url",
+        long_help = "Seconds to wait for you to sign in in the browser, after which the command \
+fails (exit status 2). The time spent signing in does not count against --timeout. Default: 300.
+
+Example: --auth-timeout 600"
+    )]
+    pub auth_timeout: u64,
 }
+
+/// How OAuth tokens are obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrantArg {
+    /// Sign in through the browser (the authorization code grant, with PKCE).
+    AuthorizationCode,
+    /// The client authorizes itself (the client_credentials grant).
+    ClientCredentials,
+}
+
+/// The environment variable holding --client-secret when it is not given.
+pub const CLIENT_SECRET_ENV: &str = "TOOLDEF_CLIENT_SECRET";
+
+/// The environment variable holding --auth-browser when it is not given.
+pub const AUTH_BROWSER_ENV: &str = "TOOLDEF_AUTH_BROWSER";
 
 /// `--header` checked as HTTP takes it, so that a bad one is a usage error.
 fn header_arg(line: &str) -> Result<String, String> {
@@ -581,6 +711,27 @@ impl ServerArgs {
                 .ok()
                 .filter(|token| !token.is_empty())
         })
+    }
+
+    /// The secret of --client-id: --client-secret, else $TOOLDEF_CLIENT_SECRET (when not empty
+    /// and a client id is given).
+    pub fn client_secret(&self) -> Option<String> {
+        self.client_secret.clone().or_else(|| {
+            self.client_id.as_ref()?;
+            std::env::var(CLIENT_SECRET_ENV)
+                .ok()
+                .filter(|secret| !secret.is_empty())
+        })
+    }
+
+    /// The command of --auth-browser, else $TOOLDEF_AUTH_BROWSER, as program and arguments.
+    pub fn auth_browser(&self) -> Option<Vec<String>> {
+        let command = self
+            .auth_browser
+            .clone()
+            .or_else(|| std::env::var(AUTH_BROWSER_ENV).ok())?;
+        let words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        (!words.is_empty()).then_some(words)
     }
 
     /// How far `tools/list` is followed.
@@ -656,6 +807,22 @@ means `{}`. Anything but a JSON object is an error (exit status 2).
 Example: --arguments '{\"repo_path\": \".\", \"max_count\": null}'"
     )]
     pub arguments: Option<String>,
+    /// How to answer the server's questions during the call: the answer's JSON, `decline` or
+    /// `cancel` [default: asked on the terminal when stdin is one, else declined].
+    #[arg(
+        long,
+        value_name = "JSON|decline|cancel",
+        allow_hyphen_values = true,
+        long_help = "How to answer the questions the server asks during the call (MCP \
+elicitation): the JSON object of the answer, accepted, with the fields it leaves out given the \
+defaults the server's form has (a field without a default that the form requires makes it a \
+decline, said on stderr); `decline`; or `cancel`. The same answer goes to every question. \
+Without it, each question is asked on the terminal, field by field, when stdin is one; else \
+questions are declined, saying so on stderr.
+
+Example: --elicit '{\"name\": \"Ada\", \"confirm\": true}'"
+    )]
+    pub elicit: Option<String>,
     /// The server and how long to wait for it.
     #[command(flatten)]
     pub server: ServerArgs,
