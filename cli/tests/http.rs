@@ -437,3 +437,88 @@ fn the_listing_limits_and_checks_hold_over_http() {
         stdout(&output)
     );
 }
+
+#[test]
+fn the_servers_questions_are_answered_from_elicit_or_declined() {
+    let server = Served::example(&["--mcp-features"]);
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "delete_files",
+            "--arguments",
+            r#"{"folder": "logs", "count": 2}"#,
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--url", server.url()]);
+        let output = tooldef(&args, &[]);
+        assert_eq!(status(&output), 0, "{}", stderr(&output));
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (text, stderr(&output).to_owned())
+    };
+    let (text, _) = call(&["--elicit", r#"{"confirm": true}"#]);
+    assert_eq!(text, "deleted 2 files in logs");
+    let (text, _) = call(&["--elicit", r#"{"confirm": false}"#]);
+    assert_eq!(text, "kept the files in logs: the user said no");
+    let (text, _) = call(&["--elicit", "decline"]);
+    assert_eq!(text, "kept the files in logs: the user declined");
+    let (text, _) = call(&["--elicit", "cancel"]);
+    assert_eq!(text, "kept the files in logs: the user cancelled");
+    // An answer the form does not take is declined, saying why.
+    let (text, log) = call(&["--elicit", r#"{"confirm": "yes"}"#]);
+    assert_eq!(text, "kept the files in logs: the user declined");
+    assert!(
+        log.contains("tooldef: --elicit does not answer \"Delete 2 files in logs?\": `confirm` takes true or false"),
+        "{log}"
+    );
+    // Without --elicit or a terminal, tooldef does not say it can answer, so it is not asked.
+    let (text, _) = call(&[]);
+    assert!(text.contains("cannot be asked here"), "{text}");
+}
+
+#[test]
+fn elicit_must_be_an_answer() {
+    let output = tooldef(
+        &[
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "x",
+            "--elicit",
+            "yes",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        &[],
+    );
+    let line = failed(&output);
+    assert!(
+        line.starts_with("tooldef: --elicit: malformed JSON"),
+        "{line}"
+    );
+    let output = tooldef(
+        &[
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "x",
+            "--elicit",
+            "[true]",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        &[],
+    );
+    assert_eq!(
+        failed(&output),
+        "tooldef: --elicit takes `decline`, `cancel` or the JSON object of the answer, not an array"
+    );
+}

@@ -232,7 +232,10 @@ fn oauth_settings_are_read_and_checked() {
             "the `client_id` it was issued to",
         ),
         ("grant = \"password\"", "unknown variant `password`"),
-        ("grant = \"refresh_token\"\naccess_token = \"x\"", "unknown field `access_token`"),
+        (
+            "grant = \"refresh_token\"\naccess_token = \"x\"",
+            "unknown field `access_token`",
+        ),
     ] {
         let toml = format!(
             "upstream = \"http://h/v1\"\n[servers.a]\nurl = \"http://h/mcp\"\n[servers.a.oauth]\n{oauth}\n"

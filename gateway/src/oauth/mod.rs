@@ -155,15 +155,15 @@ impl OAuth {
             return Err("a client secret or key was given without the client id".to_owned());
         }
         match self.grant {
-            Grant::ClientCredentials => {
-                if client.id.is_none() || (client.secret.is_none() && client.private_key.is_none())
-                {
-                    return Err(
-                        "the client_credentials grant needs the client id and its secret or \
-                         private key"
-                            .to_owned(),
-                    );
-                }
+            Grant::ClientCredentials
+                if client.id.is_none()
+                    || (client.secret.is_none() && client.private_key.is_none()) =>
+            {
+                return Err(
+                    "the client_credentials grant needs the client id and its secret or \
+                     private key"
+                        .to_owned(),
+                );
             }
             Grant::AuthorizationCode(_) if client.private_key.is_some() => {
                 return Err(
@@ -488,7 +488,7 @@ impl Authorizer {
         self.obtain(&mut state, Some(scopes)).await
     }
 
-    fn manager<'s>(state: &'s mut State) -> Result<&'s mut AuthorizationManager, AuthError> {
+    fn manager(state: &mut State) -> Result<&mut AuthorizationManager, AuthError> {
         state
             .manager
             .as_mut()
