@@ -99,10 +99,18 @@ With --url URL instead of `-- COMMAND`, the server is one already running, reach
 Streamable HTTP transport, with the headers of --header and the token of --bearer-token (or \
 TOOLDEF_BEARER_TOKEN); only the session is ended at the end. The same limits hold, and a server \
 that cannot be reached, refuses the connection or is not an MCP server fails the command at \
-once (exit status 2).",
+once (exit status 2).
+
+A server that asks for OAuth (HTTP 401 with a `WWW-Authenticate` challenge, MCP's \
+authorization) is signed in to when no --bearer-token is given: its metadata is discovered, \
+tooldef registers itself (or uses --client-id, or --client-metadata-url), and your browser is \
+sent to the sign-in page, which comes back to http://127.0.0.1:PORT/callback; see \
+--oauth-grant and --auth-browser. The tokens are kept in $XDG_CONFIG_HOME/tooldef/oauth/ (else \
+~/.config/tooldef/oauth/, mode 0600) and refreshed, so the next command needs no sign-in.",
         after_long_help = "Examples:
   tooldef list --to chat -- ./target/debug/examples/mcp_server
   tooldef list --to chat --url http://127.0.0.1:8000/mcp
+  tooldef list --to chat --url https://mcp.example.com/mcp --scope files:read   # signs in through the browser
   TOOLDEF_BEARER_TOKEN=secret tooldef list --to anthropic --url https://mcp.example.com/mcp --header 'X-Team: travel'
   tooldef list --to gemini --server-stderr discard -- npx -y @modelcontextprotocol/server-everything
   tooldef list --to mcp --timeout 60 -- python3 server.py"
@@ -129,9 +137,14 @@ the called tool needs to be valid: the others' problems are listed on stderr.
 Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
 input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
 server that failed to start, list or answer in time; one given by --url that cannot be reached, \
-refuses the connection or is not an MCP server).",
+refuses the connection or is not an MCP server).
+
+Questions the server asks during the call (MCP elicitation) are asked on the terminal, field by \
+field, when stdin is one, or answered with --elicit; else declined. Over --url, a server that \
+asks for OAuth is signed in to as for `list`.",
         after_long_help = "Examples:
   tooldef call --to chat --tool get-sum --arguments '{\"a\": 2, \"b\": 3}' -- npx -y @modelcontextprotocol/server-everything
+  tooldef call --to mcp --tool delete_files --arguments '{\"folder\": \"logs\", \"count\": 2}' --elicit '{\"confirm\": true}' --url http://127.0.0.1:8000/mcp
   tooldef call --to chat --tool get_weather --arguments '{\"city\": \"Lisbon\", \"days\": null}' --url http://127.0.0.1:8000/mcp
   tooldef call --to chat --tool get-annotated-message --arguments '{\"messageType\": \"error\", \"includeImage\": null}' -- npx -y @modelcontextprotocol/server-everything
   echo '{\"repo_path\": \".\", \"max_count\": null, \"start_timestamp\": null, \"end_timestamp\": null}' | tooldef call --to responses --tool git_log --arguments - -- uvx mcp-server-git
