@@ -571,8 +571,8 @@ TOOLDEF_BEARER_TOKEN is used when set (which keeps the token out of the process 
 Example: --bearer-token \"$(cat ~/.config/mcp-token)\""
     )]
     pub bearer_token: Option<String>,
-    /// How to obtain OAuth tokens for --url: authorization-code (the browser) or
-    /// client-credentials.
+    /// How to obtain OAuth tokens for --url: authorization-code (the browser),
+    /// client-credentials or enterprise.
     #[arg(
         long,
         value_enum,
@@ -583,7 +583,10 @@ Example: --bearer-token \"$(cat ~/.config/mcp-token)\""
 (HTTP 401 with a `WWW-Authenticate` challenge, MCP's authorization): `authorization-code` (the \
 default) signs you in through your browser, with a redirect to this machine \
 (`http://127.0.0.1:PORT/callback`); `client-credentials` authorizes this client itself, with \
---client-id and --client-secret (or --client-key), as a service does. Tokens are kept in \
+--client-id and --client-secret (or --client-key), as a service does; `enterprise` exchanges \
+your identity provider's ID token (--idp-id-token) for one, as enterprise-managed authorization \
+(SEP-990) has it, with --client-id (and --client-secret) registered with the server's \
+authorization server. Tokens are kept in \
 $XDG_CONFIG_HOME/tooldef/oauth/ (else ~/.config/tooldef/oauth/), readable by you alone, and \
 refreshed when they expire. Not used with --bearer-token or an `Authorization` --header.
 
@@ -673,6 +676,37 @@ sign in fails the command at once (exit status 2), saying so.
 Example: --auth-browser 'firefox --new-window'"
     )]
     pub auth_browser: Option<String>,
+    /// The issuer of your identity provider, for --oauth-grant enterprise.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "url",
+        long_help = "The issuer of your organisation's identity provider, for --oauth-grant \
+enterprise: its token endpoint is found by OpenID Connect discovery, and the ID token of \
+--idp-id-token is exchanged there for an identity assertion (an ID-JAG) addressed to the \
+server's authorization server.
+
+Example: --idp-issuer https://login.example.com"
+    )]
+    pub idp_issuer: Option<String>,
+    /// This client's id at the identity provider, for --oauth-grant enterprise.
+    #[arg(long, value_name = "ID", requires = "idp_issuer")]
+    pub idp_client_id: Option<String>,
+    /// This client's secret at the identity provider [default: $TOOLDEF_IDP_CLIENT_SECRET].
+    #[arg(long, value_name = "SECRET", requires = "idp_client_id")]
+    pub idp_client_secret: Option<String>,
+    /// Your ID token from the identity provider [default: $TOOLDEF_IDP_ID_TOKEN].
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        requires = "idp_issuer",
+        long_help = "Your ID token from the identity provider of --idp-issuer, for --oauth-grant \
+enterprise. Without it, the environment variable TOOLDEF_IDP_ID_TOKEN is used when set (which \
+keeps it out of the process list).
+
+Example: --idp-id-token \"$(cat ~/.cache/idp/id_token)\""
+    )]
+    pub idp_id_token: Option<String>,
     /// Seconds to wait for the sign-in in the browser.
     #[arg(
         long,
@@ -695,10 +729,18 @@ pub enum GrantArg {
     AuthorizationCode,
     /// The client authorizes itself (the client_credentials grant).
     ClientCredentials,
+    /// Your identity provider's ID token, exchanged (enterprise-managed authorization).
+    Enterprise,
 }
 
 /// The environment variable holding --client-secret when it is not given.
 pub const CLIENT_SECRET_ENV: &str = "TOOLDEF_CLIENT_SECRET";
+
+/// The environment variable holding --idp-client-secret when it is not given.
+pub const IDP_CLIENT_SECRET_ENV: &str = "TOOLDEF_IDP_CLIENT_SECRET";
+
+/// The environment variable holding --idp-id-token when it is not given.
+pub const IDP_ID_TOKEN_ENV: &str = "TOOLDEF_IDP_ID_TOKEN";
 
 /// The environment variable holding --auth-browser when it is not given.
 pub const AUTH_BROWSER_ENV: &str = "TOOLDEF_AUTH_BROWSER";
@@ -735,6 +777,12 @@ impl ServerArgs {
                 .ok()
                 .filter(|secret| !secret.is_empty())
         })
+    }
+
+    /// A secret given by `flag`, else by the environment variable `var` (when not empty).
+    pub fn flag_or_env(flag: &Option<String>, var: &str) -> Option<String> {
+        flag.clone()
+            .or_else(|| std::env::var(var).ok().filter(|value| !value.is_empty()))
     }
 
     /// The command of --auth-browser, else $TOOLDEF_AUTH_BROWSER, as program and arguments.

@@ -522,3 +522,48 @@ fn elicit_must_be_an_answer() {
         "tooldef: --elicit takes `decline`, `cancel` or the JSON object of the answer, not an array"
     );
 }
+
+#[test]
+fn oauth_flags_that_cannot_work_are_named_before_anything_is_sent() {
+    let url = "http://127.0.0.1:1/mcp";
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--oauth-grant", "enterprise", "--client-id", "c"],
+            "tooldef: --oauth-grant enterprise needs --idp-issuer URL",
+        ),
+        (
+            &[
+                "--oauth-grant",
+                "enterprise",
+                "--client-id",
+                "c",
+                "--idp-issuer",
+                "http://127.0.0.1:1",
+                "--idp-client-id",
+                "i",
+            ],
+            "tooldef: --oauth-grant enterprise needs --idp-id-token TOKEN (or TOOLDEF_IDP_ID_TOKEN)",
+        ),
+        (
+            &["--client-metadata-url", "http://example.com/client.json"],
+            "tooldef: --url: the client metadata URL `http://example.com/client.json` must be https:// with a path (it is the client's id)",
+        ),
+    ];
+    for (flags, said) in cases {
+        let mut args = vec!["list", "--to", "mcp", "--url", url];
+        args.extend_from_slice(flags);
+        let output = tooldef(&args, &[("TOOLDEF_IDP_ID_TOKEN", "")]);
+        assert_eq!(failed(&output), said, "{flags:?}");
+    }
+    // A client secret is for a client id.
+    let output = tooldef(
+        &["list", "--to", "mcp", "--url", url, "--client-secret", "s"],
+        &[],
+    );
+    assert_eq!(status(&output), 2);
+    assert!(
+        stderr(&output).contains("--client-id"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -11,11 +11,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tooldef_gateway::oauth::{
-    Authorizer, ClientIdentity, Grant, MemoryStore, OAuth, PrivateKey, TokenStore, UserAgent,
-    signing_algorithm,
+    Authorizer, ClientIdentity, Grant, IdentityProvider, MemoryStore, OAuth, PrivateKey,
+    TokenStore, UserAgent, identity_provider_token_endpoint, signing_algorithm,
 };
 
-use crate::args::{AUTH_BROWSER_ENV, BEARER_TOKEN_ENV, GrantArg, ServerArgs};
+use crate::args::{
+    AUTH_BROWSER_ENV, BEARER_TOKEN_ENV, GrantArg, IDP_CLIENT_SECRET_ENV, IDP_ID_TOKEN_ENV,
+    ServerArgs,
+};
 use crate::failure::Failure;
 use crate::output;
 use loopback::{Loopback, Opener, Unavailable};
@@ -49,6 +52,7 @@ pub async fn authorizer(args: &ServerArgs, url: &str) -> Result<Option<Arc<Autho
     let grant = match args.oauth_grant {
         GrantArg::ClientCredentials => Grant::ClientCredentials,
         GrantArg::AuthorizationCode => Grant::AuthorizationCode(user_agent(args, url)),
+        GrantArg::Enterprise => Grant::Enterprise(identity_provider(args).await?),
     };
     let oauth = OAuth {
         grant,
@@ -80,6 +84,36 @@ pub async fn authorizer(args: &ServerArgs, url: &str) -> Result<Option<Arc<Autho
         .await
         .map(Some)
         .map_err(|why| Failure::input(format!("--url: {why}")))
+}
+
+/// The identity provider of --oauth-grant enterprise, its token endpoint discovered.
+async fn identity_provider(args: &ServerArgs) -> Result<IdentityProvider, Failure> {
+    let missing = |what: &str| Failure::input(format!("--oauth-grant enterprise needs {what}"));
+    let issuer = args
+        .idp_issuer
+        .clone()
+        .ok_or_else(|| missing("--idp-issuer URL"))?;
+    let client_id = args
+        .idp_client_id
+        .clone()
+        .ok_or_else(|| missing("--idp-client-id ID"))?;
+    let id_token = ServerArgs::flag_or_env(&args.idp_id_token, IDP_ID_TOKEN_ENV)
+        .ok_or_else(|| missing(&format!("--idp-id-token TOKEN (or {IDP_ID_TOKEN_ENV})")))?;
+    if args.client_id.is_none() {
+        return Err(missing(
+            "--client-id ID, the client registered with the server's authorization server",
+        ));
+    }
+    let token_endpoint = identity_provider_token_endpoint(&issuer)
+        .await
+        .map_err(|why| Failure::input(format!("--idp-issuer: {why}")))?;
+    Ok(IdentityProvider {
+        issuer,
+        token_endpoint,
+        client_id,
+        client_secret: ServerArgs::flag_or_env(&args.idp_client_secret, IDP_CLIENT_SECRET_ENV),
+        id_token,
+    })
 }
 
 /// The browser: --auth-browser's command, else the system's opener when a person is at the

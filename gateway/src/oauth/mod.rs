@@ -9,7 +9,8 @@
 //!   the user's browser ([`UserAgent`], the CLI's loopback redirect), as a pre-registered
 //!   client, a client ID metadata document (CIMD) where the server supports them, or a client
 //!   registered dynamically (RFC 7591, kept in the [`TokenStore`] for the next run); or the
-//!   client_credentials grant (a secret or a private key, `private_key_jwt`); or only the
+//!   client_credentials grant (a secret or a private key, `private_key_jwt`); or the user's ID
+//!   token from their identity provider, exchanged (SEP-990, enterprise-managed); or only the
 //!   tokens given (refreshed, never replaced by a new authorization);
 //! - every token request carries `resource` (RFC 8707); the first authorization asks for the
 //!   challenge's `scope`, else the resource's `scopes_supported`, else no scope;
@@ -48,6 +49,38 @@ pub use rmcp::transport::JwtSigningAlgorithm;
 pub use scopes::MAX_STEP_UPS;
 pub use store::{MemoryStore, Registration, Saved, TokenStore};
 
+/// The identity provider's metadata (OpenID Connect discovery at its issuer): its token
+/// endpoint, checked to be the issuer's own. `Err` says why it cannot be used.
+pub async fn identity_provider_token_endpoint(issuer: &str) -> Result<String, String> {
+    let url = format!(
+        "{}/.well-known/openid-configuration",
+        issuer.trim_end_matches('/')
+    );
+    let answer = reqwest::Client::new()
+        .get(&url)
+        .timeout(std::time::Duration::from_secs(30))
+        .send()
+        .await
+        .map_err(|err| format!("cannot read {url}: {err}"))?;
+    if !answer.status().is_success() {
+        return Err(format!("{url} answered HTTP {}", answer.status().as_u16()));
+    }
+    let metadata: serde_json::Value = answer
+        .json()
+        .await
+        .map_err(|err| format!("{url} is not JSON metadata: {err}"))?;
+    let said = metadata["issuer"].as_str().unwrap_or_default();
+    if said.trim_end_matches('/') != issuer.trim_end_matches('/') {
+        return Err(format!(
+            "{url} names the issuer `{said}`, not `{issuer}` (OpenID Connect discovery, 4.3)"
+        ));
+    }
+    metadata["token_endpoint"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| format!("{url} names no token endpoint"))
+}
+
 use store::Credentials;
 
 /// How a client obtains its tokens.
@@ -62,6 +95,36 @@ pub enum Grant {
     /// Only the tokens already in the store, refreshed with their refresh token; a server that
     /// refuses them and a refresh that fails are errors, never a new authorization.
     RefreshToken,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token from their identity
+    /// provider is exchanged there for an identity assertion (an ID-JAG, RFC 8693), which the
+    /// server's authorization server takes as a JWT bearer grant (RFC 7523); no browser.
+    Enterprise(IdentityProvider),
+}
+
+/// The user's identity provider, for [`Grant::Enterprise`].
+#[derive(Clone)]
+pub struct IdentityProvider {
+    /// Its issuer.
+    pub issuer: String,
+    /// Its token endpoint, where the ID token is exchanged.
+    pub token_endpoint: String,
+    /// This client's id there.
+    pub client_id: String,
+    /// This client's secret there, if it has one.
+    pub client_secret: Option<String>,
+    /// The user's ID token it issued.
+    pub id_token: String,
+}
+
+/// The ID token and the secret are never printed.
+impl fmt::Debug for IdentityProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IdentityProvider")
+            .field("issuer", &self.issuer)
+            .field("token_endpoint", &self.token_endpoint)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
 }
 
 impl fmt::Debug for Grant {
@@ -70,6 +133,7 @@ impl fmt::Debug for Grant {
             Grant::AuthorizationCode(_) => "AuthorizationCode",
             Grant::ClientCredentials => "ClientCredentials",
             Grant::RefreshToken => "RefreshToken",
+            Grant::Enterprise(_) => "Enterprise",
         })
     }
 }
@@ -165,7 +229,14 @@ impl OAuth {
                         .to_owned(),
                 );
             }
-            Grant::AuthorizationCode(_) if client.private_key.is_some() => {
+            Grant::Enterprise(_) if client.id.is_none() => {
+                return Err(
+                    "enterprise-managed authorization needs the client id registered with the \
+                     server's authorization server"
+                        .to_owned(),
+                );
+            }
+            Grant::AuthorizationCode(_) | Grant::Enterprise(_) if client.private_key.is_some() => {
                 return Err(
                     "a private key authenticates the client_credentials grant only".to_owned(),
                 );
@@ -594,6 +665,7 @@ impl Authorizer {
         match &self.oauth.grant {
             Grant::AuthorizationCode(agent) => self.authorize(state, agent.as_ref(), scopes).await,
             Grant::ClientCredentials => self.client_credentials(state, scopes).await,
+            Grant::Enterprise(idp) => self.enterprise(state, idp, scopes).await,
             Grant::RefreshToken => Err(failed(format!(
                 "`{}` refused the configured token, and it cannot be refreshed: give a new one",
                 self.url
@@ -670,6 +742,98 @@ impl Authorizer {
         })?;
         state.manager = Some(manager);
         Ok(exchanged?.access_token().secret().clone())
+    }
+
+    /// Enterprise-managed authorization (SEP-990), with rmcp's exchange: the ID token for an
+    /// ID-JAG at the identity provider, the ID-JAG for an access token at the server's
+    /// authorization server (this client authenticated as that server takes it).
+    async fn enterprise(
+        &self,
+        state: &mut State,
+        idp: &IdentityProvider,
+        scopes: Option<Vec<String>>,
+    ) -> Result<String, AuthError> {
+        use rmcp::transport::auth::enterprise::{
+            EmaAuthorizationServer, EmaClientAuthentication, EmaExchangeRequest,
+        };
+        if state.metadata.is_none() {
+            self.discover(state, None).await?;
+        }
+        let (Some(metadata), false) = (state.metadata.clone(), state.legacy) else {
+            return Err(AuthError::NoAuthorizationSupport);
+        };
+        let Some(issuer) = metadata.issuer.clone() else {
+            return Err(failed(
+                "the authorization server's metadata names no issuer, which an identity \
+                 assertion is addressed to",
+            ));
+        };
+        let scopes = match scopes {
+            Some(scopes) => scopes,
+            None => Self::initial_scopes(state).await?,
+        };
+        let client = &self.oauth.client;
+        let client_id = client
+            .id
+            .clone()
+            .ok_or_else(|| failed("enterprise-managed authorization needs a client id"))?;
+        // Its secret goes as the server takes it: in the form when it takes only that.
+        let post_only = metadata
+            .additional_fields
+            .get("token_endpoint_auth_methods_supported")
+            .and_then(serde_json::Value::as_array)
+            .is_some_and(|methods| {
+                methods.iter().any(|m| m == "client_secret_post")
+                    && !methods.iter().any(|m| m == "client_secret_basic")
+            });
+        let secret = |secret: &Option<String>, post: bool| match secret {
+            Some(secret) if post => {
+                EmaClientAuthentication::ClientSecretPost(oauth2::ClientSecret::new(secret.clone()))
+            }
+            Some(secret) => EmaClientAuthentication::ClientSecretBasic(oauth2::ClientSecret::new(
+                secret.clone(),
+            )),
+            None => EmaClientAuthentication::None,
+        };
+        let identity =
+            EmaAuthorizationServer::new(&idp.issuer, &idp.token_endpoint, &idp.client_id)
+                .with_client_authentication(secret(&idp.client_secret, false));
+        let resource_server =
+            EmaAuthorizationServer::new(&issuer, &metadata.token_endpoint, &client_id)
+                .with_client_authentication(secret(&client.secret, post_only));
+        let http = rmcp::transport::auth::default_oauth_http_client()?;
+        let resource = self.url.to_string();
+        let token = EmaExchangeRequest::new_with_id_token(
+            identity,
+            resource_server,
+            &resource,
+            &idp.id_token,
+        )
+        .with_scopes(scopes.clone())
+        .exchange(&http, &http)
+        .await
+        .map_err(|err| failed(format!("enterprise-managed authorization failed: {err}")))?;
+        let mut response = serde_json::json!({
+            "access_token": token.access_token.secret(),
+            "token_type": "Bearer",
+        });
+        if let Some(life) = token.expires_in {
+            response["expires_in"] = life.as_secs().into();
+        }
+        let granted: Vec<String> = if token.scopes.is_empty() {
+            scopes
+        } else {
+            token.scopes.iter().cloned().collect()
+        };
+        let response = serde_json::from_value(response)
+            .map_err(|err| AuthError::InternalError(format!("the token: {err}")))?;
+        let mut saved = self.load()?;
+        saved.credentials = Some(
+            StoredCredentials::new(client_id, Some(response), granted, Some(now_secs()))
+                .with_issuer(Some(issuer)),
+        );
+        self.save(&saved)?;
+        Ok(token.access_token.secret().clone())
     }
 
     /// The authorization code grant through the user's browser.

@@ -28,6 +28,8 @@ const home = mkdtempSync(join(tmpdir(), "tooldef-conformance-"));
 const env = { ...process.env, XDG_CONFIG_HOME: home };
 delete env.TOOLDEF_BEARER_TOKEN;
 delete env.TOOLDEF_CLIENT_SECRET;
+delete env.TOOLDEF_IDP_ID_TOKEN;
+delete env.TOOLDEF_IDP_CLIENT_SECRET;
 
 // `--auth-browser` is split at spaces: node and the script are given by paths without any.
 const browser = `${process.execPath} ${join(here, "browser.mjs")}`;
@@ -64,6 +66,12 @@ if (scenario === "initialize") {
   }
   if (scenario.startsWith("auth/client-credentials-")) {
     flags.push("--oauth-grant", "client-credentials");
+  }
+  // A user of an enterprise identity provider gives it and the ID token it issued them.
+  if (context.idp_id_token) {
+    flags.push("--oauth-grant", "enterprise", "--idp-issuer", context.idp_issuer);
+    flags.push("--idp-client-id", context.idp_client_id);
+    env.TOOLDEF_IDP_ID_TOKEN = context.idp_id_token;
   }
   command = call("test-tool", {}, flags);
 } else {
