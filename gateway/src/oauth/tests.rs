@@ -108,18 +108,53 @@ async fn server_metadata(AxumState(fake): AxumState<Shared>) -> Response {
     .into_response()
 }
 
-/// The resource itself refuses every unauthenticated request, pointing at its metadata.
-async fn mcp(AxumState(fake): AxumState<Shared>) -> Response {
-    let challenge = if fake.setup.no_oauth {
-        "Bearer".to_owned()
-    } else {
-        fake.challenge(None)
+/// Whether `headers` carry a token the authorization server issued.
+fn authorized(fake: &Fake, headers: &HeaderMap) -> bool {
+    let issued = *fake.issued.lock().unwrap();
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer access-"))
+        .and_then(|n| n.parse::<u32>().ok())
+        .is_some_and(|n| (1..=issued).contains(&n))
+}
+
+/// The resource itself: an MCP endpoint (just enough of one: `initialize`, `tools/list`,
+/// notifications) that refuses every request without a token the authorization server issued,
+/// pointing at its metadata.
+async fn mcp(AxumState(fake): AxumState<Shared>, headers: HeaderMap, body: String) -> Response {
+    if !authorized(&fake, &headers) {
+        let challenge = if fake.setup.no_oauth {
+            "Bearer".to_owned()
+        } else {
+            fake.challenge(None)
+        };
+        return (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, challenge)],
+        )
+            .into_response();
+    }
+    let Ok(message) = serde_json::from_str::<Value>(&body) else {
+        // A GET for a stream of the server's messages: there is none.
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
     };
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, challenge)],
-    )
-        .into_response()
+    let mut params = BTreeMap::new();
+    params.insert(
+        "method".to_owned(),
+        message["method"].as_str().unwrap_or("").to_owned(),
+    );
+    fake.see("/mcp", params, false);
+    let result = match message["method"].as_str() {
+        Some("initialize") => json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fake", "version": "1"},
+        }),
+        Some("tools/list") => json!({"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}),
+        _ => return StatusCode::ACCEPTED.into_response(),
+    };
+    axum::Json(json!({"jsonrpc": "2.0", "id": message["id"], "result": result})).into_response()
 }
 
 async fn authorize(
@@ -671,4 +706,39 @@ fn a_grant_is_checked_for_what_it_needs() {
         with(Grant::ClientCredentials, Some("a"), Some("s3cret"))
     );
     assert!(!shown.contains("s3cret"), "{shown}");
+}
+
+#[tokio::test]
+async fn a_session_is_authorized_at_its_first_request_and_goes_on() {
+    use rmcp::ServiceExt;
+
+    let fake = serve(Setup::default()).await;
+    let oauth = OAuth {
+        grant: Grant::ClientCredentials,
+        client: ClientIdentity {
+            id: Some("service".to_owned()),
+            secret: Some("service-secret".to_owned()),
+            ..ClientIdentity::default()
+        },
+        scopes: Vec::new(),
+    };
+    let (auth, _) = authorizer(&fake, oauth, Saved::default()).await;
+    let remote = crate::remote::RemoteServer::new(&format!("{}/mcp", fake.base))
+        .and_then(|r| r.oauth(auth))
+        .unwrap();
+    let client = ().serve(remote.transport()).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), 1);
+    // One token, obtained when `initialize` was refused, and every request sent with it.
+    assert_eq!(fake.seen("/token").len(), 1);
+    let methods: Vec<String> = fake
+        .seen("/mcp")
+        .iter()
+        .map(|s| s.params["method"].clone())
+        .collect();
+    assert_eq!(
+        methods,
+        ["initialize", "notifications/initialized", "tools/list"]
+    );
+    let _ = client.cancel().await;
 }

@@ -43,6 +43,7 @@ function call(tool, args, extra = []) {
 }
 
 let command;
+let commands;
 if (scenario === "initialize") {
   command = ["list", "--to", "mcp", "--url", url];
 } else if (scenario === "tools_call") {
@@ -73,16 +74,25 @@ if (scenario === "initialize") {
     flags.push("--idp-client-id", context.idp_client_id);
     env.TOOLDEF_IDP_ID_TOKEN = context.idp_id_token;
   }
-  command = call("test-tool", {}, flags);
+  // As a user would: list the server's tools, signing in, then call one; the call runs on the
+  // tokens the listing kept (and signs in again only for more scope).
+  commands = [["list", "--to", "mcp", ...flags, "--url", url], call("test-tool", {}, flags)];
 } else {
   console.error(`adapter: no tooldef command for the scenario \`${scenario}\``);
   process.exit(2);
 }
 
-const run = spawnSync(tooldef, command, { env, stdio: ["ignore", "inherit", "inherit"] });
-rmSync(home, { recursive: true, force: true });
-if (run.error) {
-  console.error(`adapter: cannot run ${tooldef}: ${run.error.message}`);
-  process.exit(2);
+// Each command in turn, stopping at the first that fails, whose status is the adapter's.
+let status = 0;
+for (const args of commands ?? [command]) {
+  const run = spawnSync(tooldef, args, { env, stdio: ["ignore", "inherit", "inherit"] });
+  if (run.error) {
+    console.error(`adapter: cannot run ${tooldef}: ${run.error.message}`);
+    status = 2;
+  } else {
+    status = run.status ?? 1;
+  }
+  if (status !== 0) break;
 }
-process.exit(run.status ?? 1);
+rmSync(home, { recursive: true, force: true });
+process.exit(status);
