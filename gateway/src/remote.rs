@@ -215,6 +215,10 @@ fn classify(error: &StreamableHttpError<reqwest::Error>) -> ConnectFailure {
                 "Bearer (and no OAuth metadata is published for it)".to_owned(),
             )
         }
+        // rmcp words this one "OAuth authorization failed: …"; the reason is what tells.
+        StreamableHttpError::Auth(AuthError::AuthorizationFailed(why)) => {
+            ConnectFailure::Authorization(why.clone())
+        }
         StreamableHttpError::Auth(error) => ConnectFailure::Authorization(error.to_string()),
         StreamableHttpError::InsufficientScope(scope) => ConnectFailure::Forbidden(format!(
             "insufficient scope (`WWW-Authenticate: {}`)",

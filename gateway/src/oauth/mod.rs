@@ -428,6 +428,17 @@ pub fn expiring(credentials: &StoredCredentials, now: u64) -> bool {
     remaining < REFRESH_BEFORE.min(life.as_secs() / 2).max(1)
 }
 
+/// Whether kept credentials have run out (by what they said of their life).
+fn expired(credentials: &StoredCredentials, now: u64) -> bool {
+    let Some(token) = credentials.token_response.as_ref() else {
+        return true;
+    };
+    match (token.expires_in(), credentials.token_received_at) {
+        (Some(life), Some(received)) => now.saturating_sub(received) >= life.as_secs(),
+        _ => token.access_token().secret().is_empty(),
+    }
+}
+
 impl Authorizer {
     /// The OAuth client of the MCP server at `url`, keeping its tokens in `store`.
     pub async fn new(
@@ -493,11 +504,20 @@ impl Authorizer {
         let Some(credentials) = &saved.credentials else {
             return Ok(None);
         };
-        if !expiring(credentials, now_secs()) {
+        let now = now_secs();
+        if !expiring(credentials, now) {
             return Ok(access_token(&saved));
         }
-        if let Some(token) = self.refresh(&mut state, &saved).await? {
-            return Ok(Some(token));
+        match self.refresh(&mut state, &saved).await {
+            Ok(Some(token)) => return Ok(Some(token)),
+            Ok(None) => {}
+            // The authorization server is not answering; a token that has not run out yet is
+            // still worth sending meanwhile.
+            Err(err) if !expired(credentials, now) => {
+                tracing::warn!(server = %self.url, "refreshing the token failed, the current one is used meanwhile: {err}");
+                return Ok(access_token(&saved));
+            }
+            Err(err) => return Err(err),
         }
         // A client_credentials client asks for another token itself, once it knows where.
         if matches!(self.oauth.grant, Grant::ClientCredentials) && state.metadata.is_some() {

@@ -671,6 +671,36 @@ fn expiry_is_judged_with_a_margin_and_a_token_without_a_life_lasts() {
     assert!(expiring(&credentials(Some(20), Some(now - 11), "t"), now));
     assert!(!expiring(&credentials(None, Some(now - 99_999), "t"), now));
     assert!(expiring(&credentials(Some(3600), Some(now), ""), now));
+    // Expiring is not yet expired: a token in its last seconds may still be sent.
+    assert!(!expired(
+        &credentials(Some(3600), Some(now - 3590), "t"),
+        now
+    ));
+    assert!(expired(
+        &credentials(Some(3600), Some(now - 3600), "t"),
+        now
+    ));
+    assert!(!expired(&credentials(None, Some(now - 99_999), "t"), now));
+}
+
+#[tokio::test]
+async fn a_token_not_yet_expired_is_sent_while_its_refresh_cannot_be_made() {
+    let fake = serve(Setup::default()).await;
+    let saved = kept(&fake, "refresh-0", 3580);
+    // The server and its authorization server are gone: the refresh fails, and the token
+    // (20 s left) goes.
+    let unreachable = "http://127.0.0.1:9/mcp";
+    let store = Arc::new(MemoryStore::new(saved));
+    let auth = Authorizer::new(unreachable, browser_flow(), store.clone())
+        .await
+        .unwrap();
+    assert_eq!(auth.token().await.unwrap().as_deref(), Some("old-access"));
+    // Past its end, the failure is the answer.
+    let store = Arc::new(MemoryStore::new(kept(&fake, "refresh-0", 4000)));
+    let auth = Authorizer::new(unreachable, browser_flow(), store)
+        .await
+        .unwrap();
+    assert!(auth.token().await.is_err());
 }
 
 #[test]
