@@ -168,7 +168,9 @@ injected tools.
 
 Servers come from --config (TOML; see the README's gateway section) and from --mcp (stdio: \
 `NAME=PROGRAM ARG...`, split at spaces) and --mcp-url (Streamable HTTP: `NAME=URL`); flags \
-override the file. Once every server has listed its tools (or failed to start: it is retried \
+override the file; an HTTP server that asks for OAuth is given tokens by the file's \
+`[servers.NAME.oauth]` (the client_credentials grant, or tokens to refresh). Once every server \
+has listed its tools (or failed to start: it is retried \
 with backoff), a line `tooldef gateway: listening on http://ADDRESS` goes to stderr; logs follow \
 on stderr (RUST_LOG-style filters in TOOLDEF_LOG). The client's `Authorization` header is sent \
 to the upstream only and never logged.",
