@@ -99,10 +99,18 @@ With --url URL instead of `-- COMMAND`, the server is one already running, reach
 Streamable HTTP transport, with the headers of --header and the token of --bearer-token (or \
 TOOLDEF_BEARER_TOKEN); only the session is ended at the end. The same limits hold, and a server \
 that cannot be reached, refuses the connection or is not an MCP server fails the command at \
-once (exit status 2).",
+once (exit status 2).
+
+A server that asks for OAuth (HTTP 401 with a `WWW-Authenticate` challenge, MCP's \
+authorization) is signed in to when no --bearer-token is given: its metadata is discovered, \
+tooldef registers itself (or uses --client-id, or --client-metadata-url), and your browser is \
+sent to the sign-in page, which comes back to http://127.0.0.1:PORT/callback; see \
+--oauth-grant and --auth-browser. The tokens are kept in $XDG_CONFIG_HOME/tooldef/oauth/ (else \
+~/.config/tooldef/oauth/, mode 0600) and refreshed, so the next command needs no sign-in.",
         after_long_help = "Examples:
   tooldef list --to chat -- ./target/debug/examples/mcp_server
   tooldef list --to chat --url http://127.0.0.1:8000/mcp
+  tooldef list --to chat --url https://mcp.example.com/mcp --scope files:read   # signs in through the browser
   TOOLDEF_BEARER_TOKEN=secret tooldef list --to anthropic --url https://mcp.example.com/mcp --header 'X-Team: travel'
   tooldef list --to gemini --server-stderr discard -- npx -y @modelcontextprotocol/server-everything
   tooldef list --to mcp --timeout 60 -- python3 server.py"
@@ -129,9 +137,14 @@ the called tool needs to be valid: the others' problems are listed on stderr.
 Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
 input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
 server that failed to start, list or answer in time; one given by --url that cannot be reached, \
-refuses the connection or is not an MCP server).",
+refuses the connection or is not an MCP server).
+
+Questions the server asks during the call (MCP elicitation) are asked on the terminal, field by \
+field, when stdin is one, or answered with --elicit; else declined. Over --url, a server that \
+asks for OAuth is signed in to as for `list`.",
         after_long_help = "Examples:
   tooldef call --to chat --tool get-sum --arguments '{\"a\": 2, \"b\": 3}' -- npx -y @modelcontextprotocol/server-everything
+  tooldef call --to mcp --tool delete_files --arguments '{\"folder\": \"logs\", \"count\": 2}' --elicit '{\"confirm\": true}' --url http://127.0.0.1:8000/mcp
   tooldef call --to chat --tool get_weather --arguments '{\"city\": \"Lisbon\", \"days\": null}' --url http://127.0.0.1:8000/mcp
   tooldef call --to chat --tool get-annotated-message --arguments '{\"messageType\": \"error\", \"includeImage\": null}' -- npx -y @modelcontextprotocol/server-everything
   echo '{\"repo_path\": \".\", \"max_count\": null, \"start_timestamp\": null, \"end_timestamp\": null}' | tooldef call --to responses --tool git_log --arguments - -- uvx mcp-server-git
@@ -155,7 +168,9 @@ injected tools.
 
 Servers come from --config (TOML; see the README's gateway section) and from --mcp (stdio: \
 `NAME=PROGRAM ARG...`, split at spaces) and --mcp-url (Streamable HTTP: `NAME=URL`); flags \
-override the file. Once every server has listed its tools (or failed to start: it is retried \
+override the file; an HTTP server that asks for OAuth is given tokens by the file's \
+`[servers.NAME.oauth]` (the client_credentials grant, or tokens to refresh). Once every server \
+has listed its tools (or failed to start: it is retried \
 with backoff), a line `tooldef gateway: listening on http://ADDRESS` goes to stderr; logs follow \
 on stderr (RUST_LOG-style filters in TOOLDEF_LOG). The client's `Authorization` header is sent \
 to the upstream only and never logged.",
@@ -558,7 +573,179 @@ TOOLDEF_BEARER_TOKEN is used when set (which keeps the token out of the process 
 Example: --bearer-token \"$(cat ~/.config/mcp-token)\""
     )]
     pub bearer_token: Option<String>,
+    /// How to obtain OAuth tokens for --url: authorization-code (the browser),
+    /// client-credentials or enterprise.
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = GrantArg::AuthorizationCode,
+        value_name = "GRANT",
+        requires = "url",
+        long_help = "How to obtain OAuth tokens when the server given by --url asks for them \
+(HTTP 401 with a `WWW-Authenticate` challenge, MCP's authorization): `authorization-code` (the \
+default) signs you in through your browser, with a redirect to this machine \
+(`http://127.0.0.1:PORT/callback`); `client-credentials` authorizes this client itself, with \
+--client-id and --client-secret (or --client-key), as a service does; `enterprise` exchanges \
+your identity provider's ID token (--idp-id-token) for one, as enterprise-managed authorization \
+(SEP-990) has it, with --client-id (and --client-secret) registered with the server's \
+authorization server. Tokens are kept in \
+$XDG_CONFIG_HOME/tooldef/oauth/ (else ~/.config/tooldef/oauth/), readable by you alone, and \
+refreshed when they expire. Not used with --bearer-token or an `Authorization` --header.
+
+Example: --oauth-grant client-credentials --client-id svc --client-key key.pem --client-key-alg ES256"
+    )]
+    pub oauth_grant: GrantArg,
+    /// An OAuth client id registered with the server's authorization server beforehand.
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "url",
+        long_help = "An OAuth client id registered with the server's authorization server \
+beforehand. Without it, tooldef uses --client-metadata-url where the server takes client ID \
+metadata documents, else registers itself (RFC 7591 dynamic registration) and keeps that \
+registration with the tokens.
+
+Example: --client-id 7f2c1a"
+    )]
+    pub client_id: Option<String>,
+    /// The secret of --client-id [default: $TOOLDEF_CLIENT_SECRET, if set].
+    #[arg(
+        long,
+        value_name = "SECRET",
+        requires = "client_id",
+        long_help = "The secret of --client-id (a confidential client). Without it, the \
+environment variable TOOLDEF_CLIENT_SECRET is used when set (which keeps the secret out of the \
+process list).
+
+Example: --client-secret \"$(cat ~/.config/mcp-client-secret)\""
+    )]
+    pub client_secret: Option<String>,
+    /// A PEM private key --client-id signs its token requests with (private_key_jwt), for
+    /// --oauth-grant client-credentials.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires_all = ["client_id", "client_key_alg"],
+        conflicts_with = "client_secret",
+        long_help = "A PEM private key that --client-id authenticates with at the token \
+endpoint by signing an assertion (RFC 7523, `private_key_jwt`) instead of sending a secret; for \
+--oauth-grant client-credentials. Give its algorithm with --client-key-alg.
+
+Example: --client-key ~/.config/mcp/client-key.pem --client-key-alg ES256"
+    )]
+    pub client_key: Option<PathBuf>,
+    /// The algorithm of --client-key: ES256, ES384, RS256, RS384 or RS512.
+    #[arg(long, value_name = "ALG", requires = "client_key")]
+    pub client_key_alg: Option<String>,
+    /// The HTTPS URL of this client's metadata document (CIMD), used as its client id where
+    /// the server takes them.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "url",
+        long_help = "The HTTPS URL of a client ID metadata document describing this client (its \
+name and redirect URIs), which an authorization server that advertises \
+`client_id_metadata_document_supported` takes as the client id instead of a registration.
+
+Example: --client-metadata-url https://example.com/tooldef-client.json"
+    )]
+    pub client_metadata_url: Option<String>,
+    /// An OAuth scope to ask for (repeatable) [default: the ones the server asks for].
+    #[arg(
+        long = "scope",
+        value_name = "SCOPE",
+        requires = "url",
+        long_help = "An OAuth scope to ask for, repeatable. By default tooldef asks for the \
+scope of the server's challenge, else the scopes its metadata lists (`scopes_supported`), else \
+none; a server that later refuses a request for want of scope (HTTP 403, insufficient_scope) is \
+asked again for more, at most twice per request.
+
+Example: --scope files:read --scope files:write"
+    )]
+    pub scopes: Vec<String>,
+    /// The command that opens the sign-in page, given its URL [default: $TOOLDEF_AUTH_BROWSER,
+    /// else the system's opener].
+    #[arg(
+        long,
+        value_name = "COMMAND",
+        requires = "url",
+        long_help = "The command that opens the sign-in page, split at spaces, with the page's \
+URL added as its last argument. Without it, the environment variable TOOLDEF_AUTH_BROWSER is \
+used when set, else the system's opener (`xdg-open`, `open`) when stderr is a terminal; the URL \
+is always shown on stderr. With neither a terminal nor a command, a server that asks you to \
+sign in fails the command at once (exit status 2), saying so.
+
+Example: --auth-browser 'firefox --new-window'"
+    )]
+    pub auth_browser: Option<String>,
+    /// The issuer of your identity provider, for --oauth-grant enterprise.
+    #[arg(
+        long,
+        value_name = "URL",
+        requires = "url",
+        long_help = "The issuer of your organisation's identity provider, for --oauth-grant \
+enterprise: its token endpoint is found by OpenID Connect discovery, and the ID token of \
+--idp-id-token is exchanged there for an identity assertion (an ID-JAG) addressed to the \
+server's authorization server.
+
+Example: --idp-issuer https://login.example.com"
+    )]
+    pub idp_issuer: Option<String>,
+    /// This client's id at the identity provider, for --oauth-grant enterprise.
+    #[arg(long, value_name = "ID", requires = "idp_issuer")]
+    pub idp_client_id: Option<String>,
+    /// This client's secret at the identity provider [default: $TOOLDEF_IDP_CLIENT_SECRET].
+    #[arg(long, value_name = "SECRET", requires = "idp_client_id")]
+    pub idp_client_secret: Option<String>,
+    /// Your ID token from the identity provider [default: $TOOLDEF_IDP_ID_TOKEN].
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        requires = "idp_issuer",
+        long_help = "Your ID token from the identity provider of --idp-issuer, for --oauth-grant \
+enterprise. Without it, the environment variable TOOLDEF_IDP_ID_TOKEN is used when set (which \
+keeps it out of the process list).
+
+Example: --idp-id-token \"$(cat ~/.cache/idp/id_token)\""
+    )]
+    pub idp_id_token: Option<String>,
+    /// Seconds to wait for the sign-in in the browser.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 300,
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "url",
+        long_help = "Seconds to wait for you to sign in in the browser, after which the command \
+fails (exit status 2). The time spent signing in does not count against --timeout. Default: 300.
+
+Example: --auth-timeout 600"
+    )]
+    pub auth_timeout: u64,
 }
+
+/// How OAuth tokens are obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GrantArg {
+    /// Sign in through the browser (the authorization code grant, with PKCE).
+    AuthorizationCode,
+    /// The client authorizes itself (the client_credentials grant).
+    ClientCredentials,
+    /// Your identity provider's ID token, exchanged (enterprise-managed authorization).
+    Enterprise,
+}
+
+/// The environment variable holding --client-secret when it is not given.
+pub const CLIENT_SECRET_ENV: &str = "TOOLDEF_CLIENT_SECRET";
+
+/// The environment variable holding --idp-client-secret when it is not given.
+pub const IDP_CLIENT_SECRET_ENV: &str = "TOOLDEF_IDP_CLIENT_SECRET";
+
+/// The environment variable holding --idp-id-token when it is not given.
+pub const IDP_ID_TOKEN_ENV: &str = "TOOLDEF_IDP_ID_TOKEN";
+
+/// The environment variable holding --auth-browser when it is not given.
+pub const AUTH_BROWSER_ENV: &str = "TOOLDEF_AUTH_BROWSER";
 
 /// `--header` checked as HTTP takes it, so that a bad one is a usage error.
 fn header_arg(line: &str) -> Result<String, String> {
@@ -581,6 +768,33 @@ impl ServerArgs {
                 .ok()
                 .filter(|token| !token.is_empty())
         })
+    }
+
+    /// The secret of --client-id: --client-secret, else $TOOLDEF_CLIENT_SECRET (when not empty
+    /// and a client id is given).
+    pub fn client_secret(&self) -> Option<String> {
+        self.client_secret.clone().or_else(|| {
+            self.client_id.as_ref()?;
+            std::env::var(CLIENT_SECRET_ENV)
+                .ok()
+                .filter(|secret| !secret.is_empty())
+        })
+    }
+
+    /// A secret given by `flag`, else by the environment variable `var` (when not empty).
+    pub fn flag_or_env(flag: &Option<String>, var: &str) -> Option<String> {
+        flag.clone()
+            .or_else(|| std::env::var(var).ok().filter(|value| !value.is_empty()))
+    }
+
+    /// The command of --auth-browser, else $TOOLDEF_AUTH_BROWSER, as program and arguments.
+    pub fn auth_browser(&self) -> Option<Vec<String>> {
+        let command = self
+            .auth_browser
+            .clone()
+            .or_else(|| std::env::var(AUTH_BROWSER_ENV).ok())?;
+        let words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        (!words.is_empty()).then_some(words)
     }
 
     /// How far `tools/list` is followed.
@@ -656,6 +870,22 @@ means `{}`. Anything but a JSON object is an error (exit status 2).
 Example: --arguments '{\"repo_path\": \".\", \"max_count\": null}'"
     )]
     pub arguments: Option<String>,
+    /// How to answer the server's questions during the call: the answer's JSON, `decline` or
+    /// `cancel` [default: asked on the terminal when stdin is one, else declined].
+    #[arg(
+        long,
+        value_name = "JSON|decline|cancel",
+        allow_hyphen_values = true,
+        long_help = "How to answer the questions the server asks during the call (MCP \
+elicitation): the JSON object of the answer, accepted, with the fields it leaves out given the \
+defaults the server's form has (a field without a default that the form requires makes it a \
+decline, said on stderr); `decline`; or `cancel`. The same answer goes to every question. \
+Without it, each question is asked on the terminal, field by field, when stdin is one; else \
+questions are declined, saying so on stderr.
+
+Example: --elicit '{\"name\": \"Ada\", \"confirm\": true}'"
+    )]
+    pub elicit: Option<String>,
     /// The server and how long to wait for it.
     #[command(flatten)]
     pub server: ServerArgs,

@@ -12,6 +12,7 @@ use tooldef::convert::{Conversion, Converted};
 
 use crate::args::CallArgs;
 use crate::convert_cmd;
+use crate::elicit::Answer;
 use crate::failure::Failure;
 use crate::output;
 use crate::server::{self, Server};
@@ -20,8 +21,9 @@ use crate::server::{self, Server};
 pub fn run(args: &CallArgs) -> Result<ExitCode, Failure> {
     // Bad arguments are found before any server is started.
     let arguments = arguments(&read_arguments(args.arguments.as_deref().unwrap_or(""))?)?;
+    let answer = Answer::from_flag(args.elicit.as_deref()).map_err(Failure::input)?;
     let runtime = server::runtime()?;
-    let result = runtime.block_on(call(args, arguments))?;
+    let result = runtime.block_on(call(args, arguments, answer))?;
     let json = serde_json::to_value(&result)
         .map_err(|err| Failure::input(format!("the result as JSON: {err}")))?;
     output::stdout(&output::pretty(&json))?;
@@ -69,9 +71,13 @@ fn arguments(text: &str) -> Result<Map<String, Value>, Failure> {
 }
 
 /// Starts the server, makes the call and shuts the server down, whatever the call gave.
-async fn call(args: &CallArgs, arguments: Map<String, Value>) -> Result<CallToolResult, Failure> {
+async fn call(
+    args: &CallArgs,
+    arguments: Map<String, Value>,
+    answer: Answer,
+) -> Result<CallToolResult, Failure> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
-    let server = Server::start(&args.server, deadline).await?;
+    let server = Server::start(&args.server, answer, deadline).await?;
     let outcome = call_on(&server, args, arguments, deadline).await;
     server.shutdown().await;
     outcome

@@ -23,7 +23,9 @@ pub fn run(args: &ListArgs) -> Result<ExitCode, Failure> {
 /// Starts the server, lists all its tools and shuts it down; the tools as a JSON array.
 async fn list_tools(args: &ListArgs) -> Result<Value, Failure> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
-    let server = Server::start(&args.server, deadline).await?;
+    // A server asks nothing while it lists; should it, the terminal answers.
+    let answer = crate::elicit::Answer::from_flag(None).map_err(crate::failure::Failure::input)?;
+    let server = Server::start(&args.server, answer, deadline).await?;
     let listed = server.list_tools(deadline).await;
     // Shut the server down whatever the listing gave.
     server.shutdown().await;

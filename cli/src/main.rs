@@ -16,8 +16,10 @@
 #![deny(missing_docs)]
 
 mod args;
+mod auth;
 mod call;
 mod convert_cmd;
+mod elicit;
 mod failure;
 mod gateway;
 mod group;

@@ -14,9 +14,11 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 use tokio::time::Instant;
+use tooldef_gateway::oauth::UserTime;
 use tooldef_gateway::{ConnectFailure, RemoteServer};
 
 use crate::args::{BEARER_TOKEN_ENV, ServerArgs, ServerStderr};
+use crate::elicit::{Answer, Client};
 use crate::failure::Failure;
 use crate::group::{ProcessGroup, stop_signal};
 use crate::listing::{Limits, Pages};
@@ -45,7 +47,7 @@ pub fn shown(command: &[String]) -> String {
 /// A connected server. Dropping it kills the child and its process group;
 /// [`shutdown`](Self::shutdown) ends them politely.
 pub struct Server {
-    client: RunningService<RoleClient, ()>,
+    client: RunningService<RoleClient, Client>,
     /// The server's process group, ended after the server; none for a server over HTTP.
     group: Option<ProcessGroup>,
     /// The command or URL, for messages.
@@ -54,6 +56,8 @@ pub struct Server {
     timeout_secs: u64,
     /// How far `tools/list` is followed.
     limits: Limits,
+    /// The time spent signing in (OAuth), which the deadlines leave out.
+    user_time: Option<UserTime>,
 }
 
 /// How waiting for a server's answer ended.
@@ -70,12 +74,37 @@ enum Waited<T> {
     },
 }
 
-/// Waits for `answer` until `deadline`, the server's exit with its stdout held open by a
-/// process it started (rmcp, reading that pipe, would wait for ever), or this process's being
-/// asked to stop.
+/// Resolves at `deadline`, pushed back by the time spent signing in (`user`): a person in a
+/// browser is not a server that does not answer.
+async fn expired(deadline: Instant, user: Option<&UserTime>) {
+    let Some(user) = user else {
+        return tokio::time::sleep_until(deadline).await;
+    };
+    loop {
+        let (spent, signing_in) = user.spent();
+        if signing_in {
+            user.changed().await;
+            continue;
+        }
+        tokio::select! {
+            () = tokio::time::sleep_until(deadline + spent) => {
+                // A sign-in may have started and ended meanwhile: the deadline moved.
+                if user.spent() == (spent, false) {
+                    return;
+                }
+            }
+            () = user.changed() => {}
+        }
+    }
+}
+
+/// Waits for `answer` until `deadline` (leaving out the time spent signing in), the server's
+/// exit with its stdout held open by a process it started (rmcp, reading that pipe, would wait
+/// for ever), or this process's being asked to stop.
 async fn wait_for<T>(
     group: Option<&ProcessGroup>,
     deadline: Instant,
+    user: Option<&UserTime>,
     answer: impl Future<Output = T>,
 ) -> Waited<T> {
     let exited = async {
@@ -92,7 +121,7 @@ async fn wait_for<T>(
     tokio::select! {
         biased;
         answered = answer => Waited::Answered(answered),
-        () = tokio::time::sleep_until(deadline) => Waited::TimedOut,
+        () = expired(deadline, user) => Waited::TimedOut,
         how = exited => Waited::Exited(how),
         signal = stop_signal() => Waited::Stopped { signal, remote: group.is_none() },
     }
@@ -126,16 +155,26 @@ impl<A> Waited<Result<A, Failure>> {
 impl Server {
     /// Starts the server (`-- COMMAND`) or connects to it (`--url`) and initialises an MCP
     /// session with it by `deadline`; progress lines go to stderr.
-    pub async fn start(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
+    /// Questions from the server are answered as `answer` says.
+    pub async fn start(
+        args: &ServerArgs,
+        answer: Answer,
+        deadline: Instant,
+    ) -> Result<Server, Failure> {
+        let client = Client::new(answer);
         match &args.url {
-            Some(url) => Server::connect(args, url, deadline).await,
-            None => Server::spawn(args, deadline).await,
+            Some(url) => Server::connect(args, client, url, deadline).await,
+            None => Server::spawn(args, client, deadline).await,
         }
     }
 
     /// Starts `command` (program and arguments) in a process group of its own and initialises
     /// an MCP session with it by `deadline`.
-    async fn spawn(args: &ServerArgs, deadline: Instant) -> Result<Server, Failure> {
+    async fn spawn(
+        args: &ServerArgs,
+        client: Client,
+        deadline: Instant,
+    ) -> Result<Server, Failure> {
         let (command, stderr, timeout_secs) = (&args.command, args.server_stderr, args.timeout);
         let Some((program, arguments)) = command.split_first() else {
             return Err(Failure::input("no server command given after `--`"));
@@ -171,26 +210,30 @@ impl Server {
             )));
         };
         let initialised = async {
-            ().serve(transport).await.map_err(|err| {
+            client.serve(transport).await.map_err(|err| {
                 Failure::input(format!("`{shown}` did not start as an MCP server: {err}"))
             })
         };
-        let client = match wait_for(Some(&group), deadline, initialised).await.answer(
-            &shown,
-            "`initialize`",
-            timeout_secs,
-        ) {
+        let client = match wait_for(Some(&group), deadline, None, initialised)
+            .await
+            .answer(&shown, "`initialize`", timeout_secs)
+        {
             Ok(client) => client,
             Err(failure) => {
                 group.end().await;
                 return Err(failure);
             }
         };
-        Ok(Server::connected(client, Some(group), shown, args))
+        Ok(Server::connected(client, Some(group), shown, args, None))
     }
 
     /// Initialises an MCP session with the server at `url` over Streamable HTTP by `deadline`.
-    async fn connect(args: &ServerArgs, url: &str, deadline: Instant) -> Result<Server, Failure> {
+    async fn connect(
+        args: &ServerArgs,
+        client: Client,
+        url: &str,
+        deadline: Instant,
+    ) -> Result<Server, Failure> {
         let mut remote =
             RemoteServer::new(url).map_err(|why| Failure::input(format!("--url: {why}")))?;
         for header in &args.headers {
@@ -204,26 +247,39 @@ impl Server {
                 .bearer_token(token.clone())
                 .map_err(|why| Failure::input(format!("--bearer-token: {why}")))?;
         }
+        let authorizer = crate::auth::authorizer(args, url).await?;
+        let user_time = authorizer.as_ref().map(|a| a.user_time());
+        if let Some(authorizer) = authorizer {
+            remote = remote
+                .oauth(authorizer)
+                .map_err(|why| Failure::input(format!("--url: {why}")))?;
+        }
         output::stderr_line(&format!("tooldef: connecting to {url}; initialising"));
         let initialised = async {
-            ().serve(remote.transport())
+            client
+                .serve(remote.transport())
                 .await
                 .map_err(|err| Failure::input(not_started(url, &err, token.is_some())))
         };
-        let client = wait_for(None, deadline, initialised).await.answer(
-            url,
-            "`initialize`",
-            args.timeout,
-        )?;
-        Ok(Server::connected(client, None, url.to_owned(), args))
+        let client = wait_for(None, deadline, user_time.as_ref(), initialised)
+            .await
+            .answer(url, "`initialize`", args.timeout)?;
+        Ok(Server::connected(
+            client,
+            None,
+            url.to_owned(),
+            args,
+            user_time,
+        ))
     }
 
     /// The server once its session is initialised; says so on stderr.
     fn connected(
-        client: RunningService<RoleClient, ()>,
+        client: RunningService<RoleClient, Client>,
         group: Option<ProcessGroup>,
         shown: String,
         args: &ServerArgs,
+        user_time: Option<UserTime>,
     ) -> Server {
         let server = client
             .peer_info()
@@ -241,6 +297,7 @@ impl Server {
             shown,
             timeout_secs: args.timeout,
             limits: args.limits(),
+            user_time,
         }
     }
 
@@ -275,9 +332,14 @@ impl Server {
                 }
             }
         };
-        let (tools, pages) = wait_for(self.group.as_ref(), deadline, listing)
-            .await
-            .answer(shown, "`tools/list`", self.timeout_secs)?;
+        let (tools, pages) = wait_for(
+            self.group.as_ref(),
+            deadline,
+            self.user_time.as_ref(),
+            listing,
+        )
+        .await
+        .answer(shown, "`tools/list`", self.timeout_secs)?;
         let count = tools.as_array().map_or(0, Vec::len);
         output::stderr_line(&format!(
             "tooldef: `{shown}` listed {count} tool{}{}",
@@ -326,9 +388,14 @@ impl Server {
                 ))
             })
         };
-        wait_for(self.group.as_ref(), deadline, called)
-            .await
-            .answer(shown, &format!("the call to `{name}`"), self.timeout_secs)
+        wait_for(
+            self.group.as_ref(),
+            deadline,
+            self.user_time.as_ref(),
+            called,
+        )
+        .await
+        .answer(shown, &format!("the call to `{name}`"), self.timeout_secs)
     }
 
     /// Shuts the server down (its stdin closed, then SIGTERM, then kill), then ends what is
@@ -384,6 +451,7 @@ fn not_started(url: &str, error: &ClientInitializeError, token_given: bool) -> S
              with --header)"
         ),
         ConnectFailure::Forbidden(why) => format!("`{url}` refused the connection ({why})"),
+        ConnectFailure::Authorization(why) => format!("`{url}` could not be authorized: {why}"),
         ConnectFailure::NoEndpoint(why) => {
             format!("`{url}` has no MCP endpoint at this path ({why}): check the path in --url")
         }

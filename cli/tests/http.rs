@@ -437,3 +437,133 @@ fn the_listing_limits_and_checks_hold_over_http() {
         stdout(&output)
     );
 }
+
+#[test]
+fn the_servers_questions_are_answered_from_elicit_or_declined() {
+    let server = Served::example(&["--mcp-features"]);
+    let call = |extra: &[&str]| {
+        let mut args = vec![
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "delete_files",
+            "--arguments",
+            r#"{"folder": "logs", "count": 2}"#,
+        ];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["--url", server.url()]);
+        let output = tooldef(&args, &[]);
+        assert_eq!(status(&output), 0, "{}", stderr(&output));
+        let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let text = result["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        (text, stderr(&output).to_owned())
+    };
+    let (text, _) = call(&["--elicit", r#"{"confirm": true}"#]);
+    assert_eq!(text, "deleted 2 files in logs");
+    let (text, _) = call(&["--elicit", r#"{"confirm": false}"#]);
+    assert_eq!(text, "kept the files in logs: the user said no");
+    let (text, _) = call(&["--elicit", "decline"]);
+    assert_eq!(text, "kept the files in logs: the user declined");
+    let (text, _) = call(&["--elicit", "cancel"]);
+    assert_eq!(text, "kept the files in logs: the user cancelled");
+    // An answer the form does not take is declined, saying why.
+    let (text, log) = call(&["--elicit", r#"{"confirm": "yes"}"#]);
+    assert_eq!(text, "kept the files in logs: the user declined");
+    assert!(
+        log.contains("tooldef: --elicit does not answer \"Delete 2 files in logs?\": `confirm` takes true or false"),
+        "{log}"
+    );
+    // Without --elicit or a terminal, tooldef does not say it can answer, so it is not asked.
+    let (text, _) = call(&[]);
+    assert!(text.contains("cannot be asked here"), "{text}");
+}
+
+#[test]
+fn elicit_must_be_an_answer() {
+    let output = tooldef(
+        &[
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "x",
+            "--elicit",
+            "yes",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        &[],
+    );
+    let line = failed(&output);
+    assert!(
+        line.starts_with("tooldef: --elicit: malformed JSON"),
+        "{line}"
+    );
+    let output = tooldef(
+        &[
+            "call",
+            "--to",
+            "mcp",
+            "--tool",
+            "x",
+            "--elicit",
+            "[true]",
+            "--url",
+            "http://127.0.0.1:1/mcp",
+        ],
+        &[],
+    );
+    assert_eq!(
+        failed(&output),
+        "tooldef: --elicit takes `decline`, `cancel` or the JSON object of the answer, not an array"
+    );
+}
+
+#[test]
+fn oauth_flags_that_cannot_work_are_named_before_anything_is_sent() {
+    let url = "http://127.0.0.1:1/mcp";
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--oauth-grant", "enterprise", "--client-id", "c"],
+            "tooldef: --oauth-grant enterprise needs --idp-issuer URL",
+        ),
+        (
+            &[
+                "--oauth-grant",
+                "enterprise",
+                "--client-id",
+                "c",
+                "--idp-issuer",
+                "http://127.0.0.1:1",
+                "--idp-client-id",
+                "i",
+            ],
+            "tooldef: --oauth-grant enterprise needs --idp-id-token TOKEN (or TOOLDEF_IDP_ID_TOKEN)",
+        ),
+        (
+            &["--client-metadata-url", "http://example.com/client.json"],
+            "tooldef: --url: the client metadata URL `http://example.com/client.json` must be https:// with a path (it is the client's id)",
+        ),
+    ];
+    for (flags, said) in cases {
+        let mut args = vec!["list", "--to", "mcp", "--url", url];
+        args.extend_from_slice(flags);
+        let output = tooldef(&args, &[("TOOLDEF_IDP_ID_TOKEN", "")]);
+        assert_eq!(failed(&output), said, "{flags:?}");
+    }
+    // A client secret is for a client id.
+    let output = tooldef(
+        &["list", "--to", "mcp", "--url", url, "--client-secret", "s"],
+        &[],
+    );
+    assert_eq!(status(&output), 2);
+    assert!(
+        stderr(&output).contains("--client-id"),
+        "{}",
+        stderr(&output)
+    );
+}

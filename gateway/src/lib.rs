@@ -50,6 +50,7 @@ mod mcp_connector;
 mod mcp_items;
 mod mcp_tool;
 mod metrics;
+pub mod oauth;
 mod remote;
 mod rounds;
 mod search;
@@ -62,7 +63,7 @@ mod translate;
 mod upstream;
 
 pub use api::Api;
-pub use config::{Config, ConfigError, Mode, ServerConfig};
+pub use config::{Config, ConfigError, Mode, OAuthGrant, ServerConfig, ServerOAuth};
 pub use gateway::{Gateway, GatewayBuilder, StartError};
 pub use remote::{ConnectFailure, RemoteServer, parse_header};
 pub use upstream::KEY_HEADER;

@@ -1,17 +1,22 @@
-//! An MCP server reached over Streamable HTTP with rmcp's client: where it is, the token and
-//! headers sent with every request, and why a connection failed, in words. Shared by the
-//! gateway's servers and `tooldef list --url` / `tooldef call --url`.
+//! An MCP server reached over Streamable HTTP with rmcp's client: where it is, the token (or
+//! the OAuth client, `oauth::Authorizer`) and headers sent with every request, and why a
+//! connection failed, in words. Shared by the gateway's servers and `tooldef list --url` /
+//! `tooldef call --url`.
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::Arc;
 
 use http::{HeaderName, HeaderValue};
 use reqwest::Url;
 use rmcp::service::{ClientInitializeError, ServiceError};
+use rmcp::transport::auth::AuthError;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::{DynamicTransportError, StreamableHttpClientTransport};
+
+use crate::oauth::{AuthorizedHttp, Authorizer};
 
 /// Headers rmcp's client sets itself, and refuses to be given.
 const RESERVED: [&str; 4] = [
@@ -27,6 +32,7 @@ pub struct RemoteServer {
     url: String,
     bearer_token: Option<String>,
     headers: HashMap<HeaderName, HeaderValue>,
+    oauth: Option<Arc<Authorizer>>,
 }
 
 /// Tokens and header values are secrets: they are never printed.
@@ -39,6 +45,7 @@ impl fmt::Debug for RemoteServer {
                 &self.bearer_token.as_ref().map(|_| "<redacted>"),
             )
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("oauth", &self.oauth.is_some())
             .finish()
     }
 }
@@ -62,15 +69,14 @@ impl RemoteServer {
             url: url.to_owned(),
             bearer_token: None,
             headers: HashMap::new(),
+            oauth: None,
         })
     }
 
     /// Sends `Authorization: Bearer <token>` with every request.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Result<RemoteServer, String> {
-        if self.headers.contains_key(&http::header::AUTHORIZATION) {
-            return Err(
-                "both a bearer token and an `Authorization` header were given: give one".to_owned(),
-            );
+        if self.headers.contains_key(&http::header::AUTHORIZATION) || self.oauth.is_some() {
+            return Err(ONE_CREDENTIAL.to_owned());
         }
         self.bearer_token = Some(token.into());
         Ok(self)
@@ -79,12 +85,22 @@ impl RemoteServer {
     /// Sends the header `line` (`Name: value`) with every request.
     pub fn header(mut self, line: &str) -> Result<RemoteServer, String> {
         let (name, value) = parse_header(line)?;
-        if name == http::header::AUTHORIZATION && self.bearer_token.is_some() {
-            return Err(
-                "both a bearer token and an `Authorization` header were given: give one".to_owned(),
-            );
+        if name == http::header::AUTHORIZATION
+            && (self.bearer_token.is_some() || self.oauth.is_some())
+        {
+            return Err(ONE_CREDENTIAL.to_owned());
         }
         self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Authorizes every request through `authorizer` (OAuth: its tokens, refreshed, and a new
+    /// authorization when the server asks for one), instead of a fixed token.
+    pub fn oauth(mut self, authorizer: Arc<Authorizer>) -> Result<RemoteServer, String> {
+        if self.bearer_token.is_some() || self.headers.contains_key(&http::header::AUTHORIZATION) {
+            return Err(ONE_CREDENTIAL.to_owned());
+        }
+        self.oauth = Some(authorizer);
         Ok(self)
     }
 
@@ -94,15 +110,20 @@ impl RemoteServer {
     }
 
     /// rmcp's client transport to it, to `serve` a client handler over.
-    pub fn transport(&self) -> StreamableHttpClientTransport<reqwest::Client> {
+    pub fn transport(&self) -> StreamableHttpClientTransport<AuthorizedHttp> {
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
             .custom_headers(self.headers.clone());
         if let Some(token) = &self.bearer_token {
             config = config.auth_header(token.clone());
         }
-        StreamableHttpClientTransport::from_config(config)
+        let client = AuthorizedHttp::new(reqwest::Client::new(), self.oauth.clone());
+        StreamableHttpClientTransport::with_client(client, config)
     }
 }
+
+/// Two ways of authorizing the same requests.
+const ONE_CREDENTIAL: &str =
+    "more than one of a bearer token, an `Authorization` header and OAuth were given: give one";
 
 /// A header given as `Name: value`, checked as HTTP and rmcp take it; `Err` says what to give.
 pub fn parse_header(line: &str) -> Result<(HeaderName, HeaderValue), String> {
@@ -138,6 +159,9 @@ pub enum ConnectFailure {
     Unauthorized(String),
     /// 403, with what the server said.
     Forbidden(String),
+    /// OAuth did not give a token the server takes: discovery, registration, the user's
+    /// sign-in or a token request failed, in words.
+    Authorization(String),
     /// 404, 405 or 410 on the first request: no MCP endpoint at this path.
     NoEndpoint(String),
     /// Something answered, but not as an MCP server does.
@@ -186,6 +210,16 @@ fn classify(error: &StreamableHttpError<reqwest::Error>) -> ConnectFailure {
         StreamableHttpError::AuthRequired(required) => {
             ConnectFailure::Unauthorized(required.www_authenticate_header.clone())
         }
+        StreamableHttpError::Auth(AuthError::NoAuthorizationSupport) => {
+            ConnectFailure::Unauthorized(
+                "Bearer (and no OAuth metadata is published for it)".to_owned(),
+            )
+        }
+        // rmcp words this one "OAuth authorization failed: …"; the reason is what tells.
+        StreamableHttpError::Auth(AuthError::AuthorizationFailed(why)) => {
+            ConnectFailure::Authorization(why.clone())
+        }
+        StreamableHttpError::Auth(error) => ConnectFailure::Authorization(error.to_string()),
         StreamableHttpError::InsufficientScope(scope) => ConnectFailure::Forbidden(format!(
             "insufficient scope (`WWW-Authenticate: {}`)",
             scope.www_authenticate_header
@@ -262,6 +296,7 @@ impl fmt::Display for ConnectFailure {
                 )
             }
             ConnectFailure::Forbidden(why) => write!(f, "forbidden ({why})"),
+            ConnectFailure::Authorization(why) => write!(f, "not authorized: {why}"),
             ConnectFailure::NoEndpoint(why) => write!(f, "no MCP endpoint at this path ({why})"),
             ConnectFailure::NotMcp(why) => write!(f, "not an MCP server: {why}"),
             ConnectFailure::Other(why) => f.write_str(why),

@@ -8,6 +8,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+mod oauth;
+
+pub use oauth::{OAuthGrant, ServerOAuth};
+
 /// Everything a gateway runs with.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +163,10 @@ pub struct ServerConfig {
     /// The environment variable holding a bearer token for an HTTP server.
     #[serde(default)]
     pub bearer_token_env: Option<String>,
+    /// OAuth for an HTTP server: the gateway obtains its tokens (the client_credentials grant)
+    /// or is given them, and refreshes them; instead of `bearer_token_env`.
+    #[serde(default)]
+    pub oauth: Option<ServerOAuth>,
     /// Headers sent with every request to an HTTP server, by name; values take `${VAR}` as
     /// `env` does.
     #[serde(default)]
@@ -213,6 +221,7 @@ impl ServerConfig {
             cwd: None,
             url: None,
             bearer_token_env: None,
+            oauth: None,
             headers: BTreeMap::new(),
             max_concurrent_calls: None,
             require_approval: RequireApproval::default(),
@@ -369,6 +378,27 @@ impl Config {
                     "`headers` are sent to HTTP servers (`url`); a stdio server takes `env`"
                         .to_owned(),
                 ));
+            }
+            if let Some(oauth) = &server.oauth {
+                if server.url.is_none() {
+                    return Err(invalid(
+                        "`oauth` is for HTTP servers (`url`); a stdio server takes `env`"
+                            .to_owned(),
+                    ));
+                }
+                if server.bearer_token_env.is_some()
+                    || server
+                        .headers
+                        .keys()
+                        .any(|name| name.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(invalid(
+                        "`oauth` authorizes the requests itself: leave out `bearer_token_env` \
+                         and an `Authorization` header"
+                            .to_owned(),
+                    ));
+                }
+                oauth.check().map_err(invalid)?;
             }
             if server.max_concurrent_calls == Some(0) {
                 return Err(invalid(

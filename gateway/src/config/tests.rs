@@ -178,3 +178,119 @@ fn mistakes_are_named() {
     let err = Config::from_toml("upstream = \"http://h/v1\"\nport = 1\n").unwrap_err();
     assert!(err.to_string().contains("port"), "{err}");
 }
+
+#[test]
+fn oauth_settings_are_read_and_checked() {
+    let config = Config::from_toml(
+        r#"
+        upstream = "http://h/v1"
+        [servers.svc]
+        url = "https://mcp.example.com/mcp"
+        oauth = { grant = "client_credentials", client_id = "gw", client_secret_env = "SVC_SECRET", scopes = ["tools:run"] }
+        [servers.user]
+        url = "https://mcp.example.com/mcp"
+        [servers.user.oauth]
+        grant = "refresh_token"
+        client_id = "tooldef"
+        access_token_env = "USER_AT"
+        refresh_token_env = "USER_RT"
+        "#,
+    )
+    .unwrap();
+    let svc = config.servers["svc"].oauth.as_ref().unwrap();
+    assert_eq!(svc.grant, OAuthGrant::ClientCredentials);
+    assert_eq!(svc.scopes, ["tools:run"]);
+    assert_eq!(
+        config.servers["user"].oauth.as_ref().unwrap().grant,
+        OAuthGrant::RefreshToken
+    );
+    for (oauth, said) in [
+        ("grant = \"client_credentials\"", "needs `client_id`"),
+        (
+            "grant = \"client_credentials\"\nclient_id = \"a\"",
+            "needs `client_id` and `client_secret_env` or `private_key_file`",
+        ),
+        (
+            "grant = \"client_credentials\"\nclient_id = \"a\"\nclient_secret_env = \"S\"\nprivate_key_file = \"k.pem\"\nsigning_algorithm = \"ES256\"",
+            "give one of `client_secret_env` and `private_key_file`",
+        ),
+        (
+            "grant = \"client_credentials\"\nclient_id = \"a\"\nprivate_key_file = \"k.pem\"",
+            "go together",
+        ),
+        (
+            "grant = \"client_credentials\"\nclient_id = \"a\"\nprivate_key_file = \"k.pem\"\nsigning_algorithm = \"HS256\"",
+            "`HS256` is not a signing algorithm",
+        ),
+        (
+            "grant = \"client_credentials\"\nclient_id = \"a\"\nclient_secret_env = \"S\"\naccess_token_env = \"T\"",
+            "obtains its own tokens",
+        ),
+        ("grant = \"refresh_token\"", "needs `access_token_env`"),
+        (
+            "grant = \"refresh_token\"\nrefresh_token_env = \"R\"",
+            "the `client_id` it was issued to",
+        ),
+        ("grant = \"password\"", "unknown variant `password`"),
+        (
+            "grant = \"refresh_token\"\naccess_token = \"x\"",
+            "unknown field `access_token`",
+        ),
+    ] {
+        let toml = format!(
+            "upstream = \"http://h/v1\"\n[servers.a]\nurl = \"http://h/mcp\"\n[servers.a.oauth]\n{oauth}\n"
+        );
+        let err = Config::from_toml(&toml).unwrap_err().to_string();
+        assert!(err.contains(said), "{oauth:?}: {err}");
+    }
+    for (server, said) in [
+        (
+            "command = \"x\"\noauth = { grant = \"refresh_token\", access_token_env = \"T\" }",
+            "`oauth` is for HTTP servers",
+        ),
+        (
+            "url = \"http://h/mcp\"\nbearer_token_env = \"T\"\noauth = { grant = \"refresh_token\", access_token_env = \"T\" }",
+            "leave out `bearer_token_env`",
+        ),
+        (
+            "url = \"http://h/mcp\"\nheaders = { authorization = \"Bearer x\" }\noauth = { grant = \"refresh_token\", access_token_env = \"T\" }",
+            "an `Authorization` header",
+        ),
+    ] {
+        let toml = format!("upstream = \"http://h/v1\"\n[servers.a]\n{server}\n");
+        let err = Config::from_toml(&toml).unwrap_err().to_string();
+        assert!(err.contains(said), "{server:?}: {err}");
+    }
+}
+
+#[test]
+fn oauth_secrets_come_from_the_environment_when_the_server_starts() {
+    let oauth = ServerOAuth {
+        grant: OAuthGrant::RefreshToken,
+        client_id: Some("tooldef".to_owned()),
+        client_secret_env: None,
+        private_key_file: None,
+        signing_algorithm: None,
+        access_token_env: Some("TOOLDEF_TEST_OAUTH_UNSET_AT".to_owned()),
+        refresh_token_env: None,
+        scopes: Vec::new(),
+    };
+    let err = oauth.resolve("web").unwrap_err();
+    assert_eq!(
+        err,
+        "the environment variable `TOOLDEF_TEST_OAUTH_UNSET_AT` is not set"
+    );
+    let keyed = ServerOAuth {
+        grant: OAuthGrant::ClientCredentials,
+        client_secret_env: None,
+        access_token_env: None,
+        private_key_file: Some("/nonexistent/tooldef-key.pem".into()),
+        signing_algorithm: Some("ES256".to_owned()),
+        ..oauth
+    };
+    let err = keyed.resolve("web").unwrap_err();
+    assert!(
+        err.starts_with("cannot read `oauth.private_key_file` /nonexistent/tooldef-key.pem"),
+        "{err}"
+    );
+}

@@ -21,6 +21,7 @@ use tooldef::calls::{Answer, call_mcp_with_meta};
 use tooldef::convert::Converted;
 
 use crate::config::ServerConfig;
+use crate::oauth::{Authorizer, MemoryStore};
 use crate::remote::{ConnectFailure, RemoteServer};
 
 /// The first restart comes this soon after a death; each further one waits twice as long.
@@ -78,6 +79,10 @@ pub struct Server {
     state: Mutex<State>,
     /// Bumped whenever any server's tools change, so the catalog knows to rebuild.
     generation: Arc<AtomicU64>,
+    /// Its OAuth client (`oauth` in its configuration), made at the first start and kept across
+    /// reconnections, so that tokens obtained or refreshed (a rotated refresh token above all)
+    /// outlive a connection.
+    authorizer: tokio::sync::OnceCell<Arc<Authorizer>>,
 }
 
 /// What a call to a tool gave: its whole output (each API takes what it can carry of it: the
@@ -137,7 +142,24 @@ impl Server {
                 last_error: None,
             }),
             generation,
+            authorizer: tokio::sync::OnceCell::new(),
         })
+    }
+
+    /// Its OAuth client, made the first time (its secrets read from the environment then).
+    async fn authorizer(&self, url: &str) -> Result<Option<Arc<Authorizer>>, String> {
+        let Some(oauth) = &self.config.oauth else {
+            return Ok(None);
+        };
+        let authorizer = self
+            .authorizer
+            .get_or_try_init(|| async {
+                let (oauth, saved) = oauth.resolve(&self.name)?;
+                Authorizer::new(url, oauth, Arc::new(MemoryStore::new(saved))).await
+            })
+            .await
+            .map_err(|why| format!("its OAuth settings cannot be used: {why}"))?;
+        Ok(Some(authorizer.clone()))
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -537,6 +559,9 @@ async fn connect(server: &Arc<Server>) -> Result<(Running, Option<u32>), String>
             let token = std::env::var(var)
                 .map_err(|_| format!("the environment variable `{var}` is not set"))?;
             remote = remote.bearer_token(token)?;
+        }
+        if let Some(authorizer) = server.authorizer(url).await? {
+            remote = remote.oauth(authorizer)?;
         }
         let running = tokio::time::timeout(START_TIMEOUT, client.serve(remote.transport()))
             .await
