@@ -491,7 +491,15 @@ fn annotations(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> syn::Result<Ann
              priority = 0.5, last_modified = \"2025-01-12T15:00:58Z\")`",
         ));
     }
-    meta.parse_nested_meta(|inner| {
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let entries: TokenStream = content.parse()?;
+    // `annotations()` is reported as empty by the checks, in words, rather than as syn's
+    // "expected nested attribute".
+    if entries.is_empty() {
+        return Ok(out);
+    }
+    let parser = syn::meta::parser(|inner| {
         let ident = inner
             .path
             .get_ident()
@@ -553,7 +561,8 @@ fn annotations(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> syn::Result<Ann
             }
         }
         Ok(())
-    })?;
+    });
+    syn::parse::Parser::parse2(parser, entries)?;
     Ok(out)
 }
 
