@@ -1,4 +1,6 @@
-//! The parsed tool: a function, its `#[tool]` attributes, docs and parameters.
+//! The parsed item: a function, its `#[tool]`, `#[prompt]` or `#[resource]` attributes, docs and
+//! parameters. The three share this shape, so that docs, parameters, context and methods are
+//! read in one place whatever the function is made into.
 
 use heck::ToUpperCamelCase;
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
@@ -9,17 +11,20 @@ use syn::{
     Path, PathArguments, ReturnType, Type, TypePath,
 };
 
-use crate::attr::{ArgAttrs, SerdeNames, ToolAttrs, ToolsAttrs};
+use crate::attr::{ArgAttrs, ItemAttrs, Kind, SerdeNames, ToolsAttrs};
 use crate::ctxt::Ctxt;
 use crate::docs::{self, FunctionDocs};
 
-/// A function under `#[tool]`, or a method under `#[tool]` in a `#[tools]` impl block.
-pub struct Tool {
+/// A function under `#[tool]`, `#[prompt]` or `#[resource]`, or a method under one of them in a
+/// `#[tools]` impl block.
+pub struct Item {
+    /// What the function is made into.
+    pub kind: Kind,
     /// The function as the user wrote it, minus the parameter attributes only the macro reads.
     /// A method is held as a function too (its attributes, visibility, signature and body) and
     /// put back into its `impl` block by the expansion.
     pub func: ItemFn,
-    pub attrs: ToolAttrs,
+    pub attrs: ItemAttrs,
     pub docs: FunctionDocs,
     pub params: Vec<Param>,
     /// The function's return type, with `Self` spelled as the `impl` block's type for a method:
@@ -40,10 +45,10 @@ pub struct Method {
     pub receiver: ReceiverKind,
     /// `default fn` (specialisation), put back on the method as it was.
     pub defaultness: Option<syn::token::Default>,
-    /// The path of its `#[tool]` attribute as written (`tool`, `tooldef::tool`), put back on the
-    /// method marked as done: the `tool` macro then runs on it as on any method, so that its
-    /// import is used (and missing, reported as rustc reports a missing attribute), and passes
-    /// the method through.
+    /// The path of its `#[tool]` (or `#[prompt]`, `#[resource]`) attribute as written (`tool`,
+    /// `tooldef::tool`), put back on the method marked as done: the macro then runs on it as on
+    /// any method, so that its import is used (and missing, reported as rustc reports a missing
+    /// attribute), and passes the method through.
     pub attribute: Path,
 }
 
@@ -59,16 +64,18 @@ pub enum ReceiverKind {
     Refused(syn::Receiver),
 }
 
-/// An `impl` block under `#[tools]`: its `#[tool]` methods are the tools of one value.
+/// An `impl` block under `#[tools]`: its `#[tool]`, `#[prompt]` and `#[resource]` methods are
+/// the tools, prompts and resources of one value.
 pub struct ToolImpl {
-    /// The block as written, with the `#[tool]` attributes taken off its methods (the methods
-    /// themselves are replaced by the tools' functions on expansion).
+    /// The block as written, with those attributes taken off its methods (the methods
+    /// themselves are replaced by the items' functions on expansion).
     pub item: ItemImpl,
     pub attrs: ToolsAttrs,
     /// The name of the block's type, when it has one (validation reports when it has not).
     pub self_ident: Option<Ident>,
-    /// Each `#[tool]` method, with the index of its item in the block.
-    pub tools: Vec<(usize, Tool)>,
+    /// Each `#[tool]`, `#[prompt]` and `#[resource]` method, with the index of its item in the
+    /// block, in the block's order.
+    pub items: Vec<(usize, Item)>,
 }
 
 /// One parameter of the function.
@@ -121,6 +128,9 @@ pub enum ParamKind {
     /// Injected context (`State<T>`, `CallContext`, or marked `#[context]`): filled from the
     /// call's context, not part of the arguments.
     Context,
+    /// `ResourceUri`: the URI a resource is read at, given to a `#[resource]` function (and
+    /// refused elsewhere).
+    ResourceUri,
     /// A pattern the macro cannot name a property after (validation reports it).
     Unsupported,
 }
@@ -139,33 +149,39 @@ fn is_taken(attr: &Attribute) -> bool {
         .any(|name| attr.path().is_ident(name))
 }
 
-impl Tool {
-    /// Parses the function; problems go to `cx`. `None` when the item is not a function at all.
-    pub fn from_tokens(cx: &Ctxt, args: TokenStream, input: TokenStream) -> Option<Tool> {
-        let attrs = ToolAttrs::parse(cx, args);
+impl Item {
+    /// Parses the function under `#[tool]`, `#[prompt]` or `#[resource]` (`kind`); problems go
+    /// to `cx`. `None` when the item is not a function at all.
+    pub fn from_tokens(
+        cx: &Ctxt,
+        kind: Kind,
+        args: TokenStream,
+        input: TokenStream,
+    ) -> Option<Item> {
+        let attrs = ItemAttrs::parse(cx, kind, args);
         let func: ItemFn = match syn::parse2(input) {
             Ok(func) => func,
             Err(err) => {
                 cx.syn_error(syn::Error::new(
                     err.span(),
-                    "#[tool] goes on a function (`fn` or `async fn`)",
+                    format!("#[{}] goes on a function (`fn` or `async fn`)", kind.name()),
                 ));
                 return None;
             }
         };
-        Some(Tool::from_fn(cx, attrs, func, None))
+        Some(Item::from_fn(cx, kind, attrs, func, None))
     }
 
-    /// Parses a method of a `#[tools]` block whose `#[tool(…)]` said `args`: the function's
-    /// path, with the block's type for `Self`.
+    /// Parses a method of a `#[tools]` block whose `#[tool(…)]` (or `#[prompt(…)]`,
+    /// `#[resource(…)]`) said `args`: the function's path, with the block's type for `Self`.
     pub fn from_method(
         cx: &Ctxt,
-        (attribute, args): (Path, TokenStream),
+        ItemAttribute { kind, path, args }: ItemAttribute,
         method: ImplItemFn,
         self_ty: &Type,
         self_ident: &Ident,
-    ) -> Tool {
-        let attrs = ToolAttrs::parse(cx, args);
+    ) -> Item {
+        let attrs = ItemAttrs::parse(cx, kind, args);
         let receiver = match method.sig.receiver() {
             None => ReceiverKind::None,
             Some(receiver) => receiver_kind(receiver),
@@ -181,14 +197,29 @@ impl Tool {
             self_ident: self_ident.clone(),
             receiver,
             defaultness: method.defaultness,
-            attribute,
+            attribute: path,
         };
-        Tool::from_fn(cx, attrs, func, Some(method))
+        Item::from_fn(cx, kind, attrs, func, Some(method))
     }
 
-    fn from_fn(cx: &Ctxt, attrs: ToolAttrs, mut func: ItemFn, method: Option<Method>) -> Tool {
+    fn from_fn(
+        cx: &Ctxt,
+        kind: Kind,
+        attrs: ItemAttrs,
+        mut func: ItemFn,
+        method: Option<Method>,
+    ) -> Item {
+        // MCP describes a resource template as a whole, so a resource's doc comment is its
+        // description as written, `# Arguments` and all; a tool's and a prompt's arguments are
+        // described one by one.
         let docs = docs::doc_text(&func.attrs)
-            .map(|text| docs::split_function_docs(&text))
+            .map(|text| match kind {
+                Kind::Resource => FunctionDocs {
+                    description: Some(text),
+                    arguments: Vec::new(),
+                },
+                Kind::Tool | Kind::Prompt => docs::split_function_docs(&text),
+            })
             .unwrap_or_default();
         // What is moved out of an `impl` block must not say `Self`; a function has none.
         let outside = |node: Type| match &method {
@@ -207,11 +238,13 @@ impl Tool {
             // A receiver is reported by validation; it has nothing to parse.
             let FnArg::Typed(typed) = input else { continue };
             let mut arg = ArgAttrs::parse(cx, &typed.attrs);
-            if let (Some(method), Some(Some(expr))) = (
-                &method,
-                arg.default.as_mut().map(|default| &mut default.value),
-            ) {
-                *expr = without_self(expr.clone(), &method.self_ty);
+            if let Some(method) = &method {
+                if let Some(Some(expr)) = arg.default.as_mut().map(|default| &mut default.value) {
+                    *expr = without_self(expr.clone(), &method.self_ty);
+                }
+                if let Some(complete) = &mut arg.complete {
+                    complete.value = without_self(complete.value.clone(), &method.self_ty);
+                }
             }
             let ty = outside((*typed.ty).clone());
             let doc = docs::doc_text(&typed.attrs);
@@ -235,6 +268,7 @@ impl Tool {
             typed.attrs.retain(|a| !is_taken(a));
             let kind = match (&*typed.pat, whole_struct_inner(&ty)) {
                 _ if marked_context || is_context_type(&ty) => ParamKind::Context,
+                _ if is_resource_uri(&ty) => ParamKind::ResourceUri,
                 (_, Some(inner)) => ParamKind::WholeStruct(inner.clone()),
                 (Pat::Ident(pat), None) if pat.subpat.is_none() => {
                     ParamKind::Field(pat.ident.clone())
@@ -252,7 +286,8 @@ impl Tool {
                 serde,
             });
         }
-        Tool {
+        Item {
+            kind,
             func,
             attrs,
             docs,
@@ -262,7 +297,8 @@ impl Tool {
         }
     }
 
-    /// The tool's name on the wire: `#[tool(name = …)]`, else the function's name.
+    /// The name on the wire (a tool's, a prompt's or a resource's): `#[tool(name = …)]`, else
+    /// the function's name.
     pub fn wire_name(&self) -> String {
         match &self.attrs.name {
             Some(name) => name.value.clone(),
@@ -270,7 +306,7 @@ impl Tool {
         }
     }
 
-    /// The tool's Rust type; see [`type_ident`].
+    /// The generated Rust type; see [`type_ident`].
     pub fn type_ident(&self) -> Ident {
         type_ident(
             &self.attrs,
@@ -280,10 +316,11 @@ impl Tool {
     }
 }
 
-/// The tool's Rust type: `#[tool(type_name = …)]`, else the function's name in UpperCamelCase
-/// (`get_weather` → `GetWeather`), after its block's type for a method (`search` in
-/// `impl Library` → `LibrarySearch`, so that two blocks' `search` tools do not share a name).
-pub fn type_ident(attrs: &ToolAttrs, fn_ident: &Ident, self_ident: Option<&Ident>) -> Ident {
+/// The generated Rust type (of a tool, a prompt or a resource): `#[tool(type_name = …)]`, else
+/// the function's name in UpperCamelCase (`get_weather` → `GetWeather`), after its block's type
+/// for a method (`search` in `impl Library` → `LibrarySearch`, so that two blocks' `search`
+/// tools do not share a name).
+pub fn type_ident(attrs: &ItemAttrs, fn_ident: &Ident, self_ident: Option<&Ident>) -> Ident {
     if let Some(ident) = &attrs.type_name {
         return ident.clone();
     }
@@ -304,7 +341,8 @@ impl ToolImpl {
             Err(_) => {
                 cx.error_at(
                     Span::call_site(),
-                    "#[tools] goes on an `impl` block whose `#[tool]` methods are the tools: \
+                    "#[tools] goes on an `impl` block whose `#[tool]` methods are the tools \
+                     (and `#[prompt]`, `#[resource]` methods its prompts and resources): \
                      `#[tools] impl MyServer { … }`",
                 );
                 return None;
@@ -320,85 +358,119 @@ impl ToolImpl {
         let name = self_ident
             .clone()
             .unwrap_or_else(|| Ident::new("Tools", item.self_ty.span()));
-        let mut tools = Vec::new();
+        let mut items = Vec::new();
         for (index, impl_item) in item.items.iter_mut().enumerate() {
             let ImplItem::Fn(method) = impl_item else {
                 continue;
             };
-            let Some(args) = take_tool_attribute(cx, &mut method.attrs, attrs.crate_path.as_ref())
+            let Some(attribute) =
+                take_item_attribute(cx, &mut method.attrs, attrs.crate_path.as_ref())
             else {
                 continue;
             };
-            let mut tool = Tool::from_method(cx, args, method.clone(), &item.self_ty, &name);
-            if tool.attrs.crate_path.is_none() {
-                tool.attrs.crate_path.clone_from(&attrs.crate_path);
+            let mut parsed = Item::from_method(cx, attribute, method.clone(), &item.self_ty, &name);
+            if parsed.attrs.crate_path.is_none() {
+                parsed.attrs.crate_path.clone_from(&attrs.crate_path);
             }
-            tools.push((index, tool));
+            items.push((index, parsed));
         }
         Some(ToolImpl {
             item,
             attrs,
             self_ident,
-            tools,
+            items,
         })
     }
 }
 
-/// Takes the `#[tool]` attribute off a method of a `#[tools]` block and gives its path and
-/// what it says; `None` when the method has none. `#[tool]`, `#[tooldef::tool]` and `#[<crate>::tool]` are
-/// recognised, and not `#[rmcp::tool]`: a server being moved over from rmcp may still have those.
-fn take_tool_attribute(
+/// The `#[tool]`, `#[prompt]` or `#[resource]` attribute of a method of a `#[tools]` block.
+pub struct ItemAttribute {
+    pub kind: Kind,
+    /// Its path as written (`tool`, `tooldef::prompt`).
+    pub path: Path,
+    /// What it says, inside its parentheses.
+    pub args: TokenStream,
+}
+
+/// Takes the `#[tool]`, `#[prompt]` or `#[resource]` attribute off a method of a `#[tools]`
+/// block; `None` when the method has none. `#[tool]`, `#[tooldef::tool]` and `#[<crate>::tool]`
+/// are recognised, and not `#[rmcp::tool]`: a server being moved over from rmcp may still have
+/// those.
+fn take_item_attribute(
     cx: &Ctxt,
     attrs: &mut Vec<Attribute>,
     krate: Option<&Path>,
-) -> Option<(Path, TokenStream)> {
-    let mut found = None;
+) -> Option<ItemAttribute> {
+    let mut found: Option<ItemAttribute> = None;
     let mut kept = Vec::with_capacity(attrs.len());
     for attr in attrs.drain(..) {
-        if !is_tool_attribute(attr.path(), krate) {
+        let Some(kind) = item_attribute_kind(attr.path(), krate) else {
             kept.push(attr);
             continue;
-        }
+        };
         let args = match &attr.meta {
             Meta::Path(_) => TokenStream::new(),
             Meta::List(list) => list.tokens.clone(),
             Meta::NameValue(_) => {
                 cx.error_spanned_by(
                     &attr,
-                    "#[tool] takes its settings in parentheses: `#[tool(name = \"…\")]`",
+                    format!(
+                        "#[{0}] takes its settings in parentheses: `#[{0}(name = \"…\")]`",
+                        kind.name()
+                    ),
                 );
                 TokenStream::new()
             }
         };
-        if found.is_some() {
-            cx.error_spanned_by(&attr, "`#[tool]` is given twice on this method; keep one");
-        } else {
-            found = Some((attr.path().clone(), args));
+        match &found {
+            Some(first) if first.kind == kind => cx.error_spanned_by(
+                &attr,
+                format!(
+                    "`#[{}]` is given twice on this method; keep one",
+                    kind.name()
+                ),
+            ),
+            Some(first) => cx.error_spanned_by(
+                &attr,
+                format!(
+                    "this method is already a {0} (`#[{0}]`), and a method is one tool, prompt \
+                     or resource: keep one attribute, and write another method that calls this \
+                     one for the other",
+                    first.kind.name()
+                ),
+            ),
+            None => {
+                found = Some(ItemAttribute {
+                    kind,
+                    path: attr.path().clone(),
+                    args,
+                });
+            }
         }
     }
     *attrs = kept;
     found
 }
 
-fn is_tool_attribute(path: &Path, krate: Option<&Path>) -> bool {
+/// Which of tooldef's attributes `path` names: `tool`, `prompt` or `resource`, alone or after
+/// `tooldef::` (or the renamed crate's path).
+fn item_attribute_kind(path: &Path, krate: Option<&Path>) -> Option<Kind> {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let Some((last, prefix)) = names.split_last() else {
-        return false;
+    let (last, prefix) = names.split_last()?;
+    let kind = Kind::ALL.into_iter().find(|kind| kind.name() == last)?;
+    let ours = if prefix.is_empty() {
+        path.leading_colon.is_none()
+    } else {
+        match krate {
+            Some(krate) => krate
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .eq(prefix.iter().cloned()),
+            None => prefix == ["tooldef"],
+        }
     };
-    if last != "tool" {
-        return false;
-    }
-    if prefix.is_empty() {
-        return path.leading_colon.is_none();
-    }
-    match krate {
-        Some(krate) => krate
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .eq(prefix.iter().cloned()),
-        None => prefix == ["tooldef"],
-    }
+    ours.then_some(kind)
 }
 
 /// Removes from a signature's parameters the attributes only the macro reads (see
@@ -502,6 +574,16 @@ mod method_tests {
     }
 
     #[test]
+    fn prompts_and_resources_are_taken_too() {
+        let prompt: Path = syn::parse_quote!(tooldef::prompt);
+        assert_eq!(item_attribute_kind(&prompt, None), Some(Kind::Prompt));
+        let resource: Path = syn::parse_quote!(resource);
+        assert_eq!(item_attribute_kind(&resource, None), Some(Kind::Resource));
+        let rmcp: Path = syn::parse_quote!(rmcp::prompt);
+        assert_eq!(item_attribute_kind(&rmcp, None), None);
+    }
+
+    #[test]
     fn only_tooldefs_tool_attribute_is_taken() {
         let tooldef: Path = syn::parse_quote!(td);
         for (path, krate, taken) in [
@@ -515,7 +597,7 @@ mod method_tests {
         ] {
             let path: Path = path;
             assert_eq!(
-                is_tool_attribute(&path, krate),
+                item_attribute_kind(&path, krate) == Some(Kind::Tool),
                 taken,
                 "{}",
                 path.to_token_stream()
@@ -668,6 +750,15 @@ fn is_context_type(ty: &Type) -> bool {
         (last.ident == "State" && matches!(last.arguments, PathArguments::AngleBracketed(_)))
             || (PLAIN.iter().any(|name| last.ident == name) && last.arguments.is_none())
     })
+}
+
+/// `ResourceUri` (any path ending in it, without arguments): the URI a resource is read at.
+fn is_resource_uri(ty: &Type) -> bool {
+    let Type::Path(path) = ty else { return false };
+    path.path
+        .segments
+        .last()
+        .is_some_and(|last| last.ident == "ResourceUri" && last.arguments.is_none())
 }
 
 /// `Args<T>` (any path ending in `Args` with one type argument) → `T`.

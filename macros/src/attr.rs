@@ -1,4 +1,5 @@
-//! The attribute grammar: `#[tool(…)]` on the function and `#[arg(…)]` on its parameters.
+//! The attribute grammar: `#[tool(…)]`, `#[prompt(…)]` or `#[resource(…)]` on the function, and
+//! `#[arg(…)]` on its parameters.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
@@ -14,9 +15,10 @@ pub struct Spanned<T> {
     pub span: Span,
 }
 
-/// `#[tool(…)]`.
+/// `#[tool(…)]`, `#[prompt(…)]` or `#[resource(…)]`: one grammar, in which each key is
+/// accepted by the attributes it applies to (see [`Kind::keys`]) and refused by the others.
 #[derive(Default)]
-pub struct ToolAttrs {
+pub struct ItemAttrs {
     pub name: Option<Spanned<String>>,
     pub title: Option<Spanned<String>>,
     pub description: Option<Spanned<String>>,
@@ -33,9 +35,66 @@ pub struct ToolAttrs {
     pub meta: Vec<MetaEntry>,
     /// `task` (alone: true), `task = true|false`: the tool may run as an MCP task.
     pub task: Option<bool>,
+    /// A resource's `uri = "docs://readme"`, or its template, `uri = "users://{id}"`.
+    pub uri: Option<Spanned<String>>,
+    /// A resource's `mime_type = "text/markdown"`.
+    pub mime_type: Option<Spanned<String>>,
+    /// A resource's `size = 1024`, in bytes.
+    pub size: Option<Spanned<u64>>,
+    /// A resource's `annotations(audience = ["user"], priority = 0.5, last_modified = "…")`.
+    pub annotations: Option<Annotations>,
+}
+
+/// What a `#[tool]`, `#[prompt]` or `#[resource]` makes of a function. Each has its keys in
+/// the shared attribute grammar, and its words in the messages.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    /// The attribute's name: `tool`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+
+    /// The keys its attribute takes, as listed in messages.
+    pub fn keys(self) -> &'static str {
+        match self {
+            Kind::Tool => TOOL_KEYS,
+            Kind::Prompt => PROMPT_KEYS,
+            Kind::Resource => RESOURCE_KEYS,
+        }
+    }
+
+    /// Every kind, for the messages that say which attribute a key belongs to.
+    pub const ALL: [Kind; 3] = [Kind::Tool, Kind::Prompt, Kind::Resource];
 }
 
 const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, icon, meta, task, type_name, crate";
+const PROMPT_KEYS: &str = "name, title, description, icon, meta, type_name, crate";
+const RESOURCE_KEYS: &str =
+    "uri, name, title, description, mime_type, size, annotations, icon, meta, type_name, crate";
+
+/// `annotations(…)` of a resource: MCP's `Annotations`.
+pub struct Annotations {
+    /// `audience = ["user", "assistant"]` (or one, `audience = "user"`).
+    pub audience: Option<Vec<Spanned<String>>>,
+    /// `priority = 0.5`: the number as written, and its value.
+    pub priority: Option<Spanned<(String, f64)>>,
+    /// `last_modified = "2025-01-12T15:00:58Z"`: MCP's `lastModified`.
+    pub last_modified: Option<Spanned<String>>,
+    /// The `annotations` key, for an empty list.
+    pub span: Span,
+}
+
+const ANNOTATION_KEYS: &str = "audience, priority, last_modified";
 
 /// One `icon = "…"` or `icon(src = "…", mime_type = "…", sizes = "…", theme = "…")`.
 pub struct Icon {
@@ -67,14 +126,34 @@ impl syn::parse::Parse for MetaEntry {
     }
 }
 
-impl ToolAttrs {
-    /// Parses the tokens inside `#[tool(…)]`; problems go to `cx`.
-    pub fn parse(cx: &Ctxt, tokens: TokenStream) -> ToolAttrs {
-        let mut attrs = ToolAttrs::default();
+impl ItemAttrs {
+    /// Parses the tokens inside `#[tool(…)]` (or `#[prompt(…)]`, `#[resource(…)]`, as `kind`
+    /// says); problems go to `cx`.
+    pub fn parse(cx: &Ctxt, kind: Kind, tokens: TokenStream) -> ItemAttrs {
+        let mut attrs = ItemAttrs::default();
         let parser = syn::meta::parser(|meta| {
             let key = meta.path.clone();
             let span = syn::spanned::Spanned::span(&key);
             let ident = key.get_ident().map(ToString::to_string).unwrap_or_default();
+            let place = format!("#[{}(…)]", kind.name());
+            if !kind.keys().split(", ").any(|known| known == ident) {
+                skip_value(&meta)?;
+                let mut message = unknown_key(&key, &place, kind.keys());
+                let owners: Vec<String> = Kind::ALL
+                    .iter()
+                    .filter(|other| other.keys().split(", ").any(|known| known == ident))
+                    .map(|other| format!("#[{}(…)]", other.name()))
+                    .collect();
+                if !owners.is_empty() {
+                    message = format!(
+                        "`{ident}` is a key of {}, not of {place}: the keys of {place} are: {}",
+                        owners.join(" and "),
+                        kind.keys()
+                    );
+                }
+                cx.error_at(span, message);
+                return Ok(());
+            }
             match ident.as_str() {
                 "name" => set_once(cx, &mut attrs.name, &meta, string_value(&meta)?),
                 "title" => set_once(cx, &mut attrs.title, &meta, string_value(&meta)?),
@@ -126,10 +205,29 @@ impl ToolAttrs {
                     attrs.meta.extend(entries);
                 }
                 "task" => flag(cx, &mut attrs.task, &meta)?,
-                _ => {
-                    skip_value(&meta)?;
-                    cx.error_at(span, unknown_key(&key, "#[tool(…)]", TOOL_KEYS));
+                "uri" => set_once(cx, &mut attrs.uri, &meta, string_value(&meta)?),
+                "mime_type" => set_once(cx, &mut attrs.mime_type, &meta, string_value(&meta)?),
+                "size" => {
+                    let lit: syn::LitInt = meta.value()?.parse()?;
+                    let value = lit.base10_parse::<u64>().map_err(|_| {
+                        syn::Error::new(
+                            lit.span(),
+                            "`size` is the resource's size in bytes: a whole number, such as \
+                             `size = 1024`",
+                        )
+                    })?;
+                    let size = Spanned {
+                        value,
+                        span: lit.span(),
+                    };
+                    set_once(cx, &mut attrs.size, &meta, size);
                 }
+                "annotations" => {
+                    let parsed = annotations(cx, &meta, span)?;
+                    set_once(cx, &mut attrs.annotations, &meta, parsed);
+                }
+                // Every key of `Kind::keys` is matched above.
+                _ => unreachable!("the key `{ident}` is listed but not parsed"),
             }
             Ok(())
         });
@@ -161,8 +259,14 @@ impl ToolsAttrs {
                 skip_value(&meta)?;
                 let span = syn::spanned::Spanned::span(&meta.path);
                 let mut message = unknown_key(&meta.path, "#[tools(…)]", TOOLS_KEYS);
-                if TOOL_KEYS.split(", ").any(|key| meta.path.is_ident(key)) {
-                    message.push_str("; a tool's own settings go on its method, in #[tool(…)]");
+                if let Some(kind) = Kind::ALL
+                    .iter()
+                    .find(|kind| kind.keys().split(", ").any(|key| meta.path.is_ident(key)))
+                {
+                    message.push_str(&format!(
+                        "; a {0}'s own settings go on its method, in #[{0}(…)]",
+                        kind.name()
+                    ));
                 }
                 cx.error_at(span, message);
             }
@@ -175,7 +279,8 @@ impl ToolsAttrs {
     }
 }
 
-/// `#[arg(…)]` on a parameter.
+/// `#[arg(…)]` on a parameter. Every key is parsed wherever it is written; the checks refuse
+/// those that do not apply to a tool's, a prompt's or a resource's parameter.
 #[derive(Default)]
 pub struct ArgAttrs {
     pub rename: Option<Spanned<String>>,
@@ -186,9 +291,12 @@ pub struct ArgAttrs {
     pub deprecated: Option<Spanned<Option<String>>>,
     /// `header = "X-Region"`: MCP clients mirror the argument into `Mcp-Param-X-Region`.
     pub header: Option<Spanned<String>>,
+    /// `complete = suggest_city`: the function that completes a prompt's argument or a
+    /// resource template's variable (MCP `completion/complete`).
+    pub complete: Option<Spanned<Expr>>,
 }
 
-const ARG_KEYS: &str = "rename, description, default, deprecated, header";
+const ARG_KEYS: &str = "rename, description, default, deprecated, header, complete";
 
 impl ArgAttrs {
     /// Parses every `#[arg(…)]` among a parameter's attributes.
@@ -229,6 +337,13 @@ impl ArgAttrs {
                         );
                     }
                     "header" => set_once(cx, &mut out.header, &meta, string_value(&meta)?),
+                    "complete" => {
+                        let value = Spanned {
+                            value: meta.value()?.parse::<Expr>()?,
+                            span,
+                        };
+                        set_once(cx, &mut out.complete, &meta, value);
+                    }
                     _ => {
                         skip_value(&meta)?;
                         cx.error_at(span, unknown_key(&meta.path, "#[arg(…)]", ARG_KEYS));
@@ -361,6 +476,96 @@ fn icon(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> syn::Result<Icon> {
     Ok(icon)
 }
 
+/// `annotations(audience = ["user"], priority = 0.5, last_modified = "…")`.
+fn annotations(cx: &Ctxt, meta: &ParseNestedMeta, span: Span) -> syn::Result<Annotations> {
+    let mut out = Annotations {
+        audience: None,
+        priority: None,
+        last_modified: None,
+        span,
+    };
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(syn::Error::new(
+            span,
+            "`annotations` takes its entries in parentheses: `annotations(audience = [\"user\"], \
+             priority = 0.5, last_modified = \"2025-01-12T15:00:58Z\")`",
+        ));
+    }
+    let content;
+    syn::parenthesized!(content in meta.input);
+    let entries: TokenStream = content.parse()?;
+    // `annotations()` is reported as empty by the checks, in words, rather than as syn's
+    // "expected nested attribute".
+    if entries.is_empty() {
+        return Ok(out);
+    }
+    let parser = syn::meta::parser(|inner| {
+        let ident = inner
+            .path
+            .get_ident()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        match ident.as_str() {
+            "audience" => {
+                let value = inner.value()?;
+                let roles = if value.peek(syn::token::Bracket) {
+                    let content;
+                    syn::bracketed!(content in value);
+                    syn::punctuated::Punctuated::<LitStr, syn::Token![,]>::parse_terminated(
+                        &content,
+                    )?
+                    .into_iter()
+                    .collect()
+                } else {
+                    vec![value.parse::<LitStr>()?]
+                };
+                let roles = roles
+                    .into_iter()
+                    .map(|lit| Spanned {
+                        value: lit.value(),
+                        span: lit.span(),
+                    })
+                    .collect();
+                set_once(cx, &mut out.audience, &inner, roles);
+            }
+            "priority" => {
+                let lit: syn::Lit = inner.value()?.parse()?;
+                let (digits, value) = match &lit {
+                    syn::Lit::Float(float) => {
+                        (float.base10_digits().to_owned(), float.base10_parse()?)
+                    }
+                    syn::Lit::Int(int) => (int.base10_digits().to_owned(), int.base10_parse()?),
+                    _ => {
+                        return Err(syn::Error::new(
+                            lit.span(),
+                            "`priority` is a number from 0 to 1, such as `priority = 0.5`",
+                        ));
+                    }
+                };
+                let priority = Spanned {
+                    value: (digits, value),
+                    span: lit.span(),
+                };
+                set_once(cx, &mut out.priority, &inner, priority);
+            }
+            "last_modified" => {
+                set_once(cx, &mut out.last_modified, &inner, string_value(&inner)?);
+            }
+            _ => {
+                skip_value(&inner)?;
+                let at = syn::spanned::Spanned::span(&inner.path);
+                cx.error_at(
+                    at,
+                    unknown_key(&inner.path, "annotations(…)", ANNOTATION_KEYS),
+                );
+            }
+        }
+        Ok(())
+    });
+    syn::parse::Parser::parse2(parser, entries)?;
+    Ok(out)
+}
+
 fn string_value(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
     let lit: LitStr = meta.value()?.parse()?;
     Ok(Spanned {
@@ -421,13 +626,16 @@ mod tests {
     #[test]
     fn did_you_mean() {
         let path: Path = syn::parse_quote!(readonly);
-        assert!(unknown_key(&path, "#[tool(…)]", TOOL_KEYS).contains("did you mean `read_only`?"));
+        assert!(
+            unknown_key(&path, "#[tool(…)]", Kind::Tool.keys())
+                .contains("did you mean `read_only`?")
+        );
         let path: Path = syn::parse_quote!(defualt);
         assert!(unknown_key(&path, "#[arg(…)]", ARG_KEYS).contains("did you mean `default`?"));
         let path: Path = syn::parse_quote!(deprecate);
         assert!(unknown_key(&path, "#[arg(…)]", ARG_KEYS).contains("did you mean `deprecated`?"));
         let path: Path = syn::parse_quote!(colour);
-        assert!(!unknown_key(&path, "#[tool(…)]", TOOL_KEYS).contains("did you mean"));
+        assert!(!unknown_key(&path, "#[tool(…)]", Kind::Tool.keys()).contains("did you mean"));
         let path: Path = syn::parse_quote!(mimeType);
         assert!(unknown_key(&path, "icon(…)", ICON_KEYS).contains("did you mean `mime_type`?"));
     }

@@ -1,13 +1,16 @@
 //! Code generation: the argument struct, the tool type and its `Tool` implementation, for a
 //! function under `#[tool]` and for each `#[tool]` method of a `#[tools]` block (which also gets
-//! the `toolset` method).
+//! the `toolset` method). What every kind of item shares (its type, its hidden module, the
+//! method's place in its block, the stand-ins emitted beside errors) is here too; a prompt's and
+//! a resource's own code is in `strings::expand`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ImplItem, ImplItemFn, Path, ReturnType, Type, Visibility};
 
-use crate::ast::{Param, ParamKind, ReceiverKind, Tool, ToolImpl, unraw};
+use crate::ast::{Item, Param, ParamKind, ReceiverKind, ToolImpl, unraw};
+use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 use crate::valid;
 
@@ -15,19 +18,19 @@ use crate::valid;
 /// `toolset!` macro is, which gives the same for free-function tools.
 pub const TOOLSET_METHOD: &str = "toolset";
 
-/// Parses, validates and expands one `#[tool]`.
-pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
+/// Parses, validates and expands one `#[tool]`, `#[prompt]` or `#[resource]` (`kind`).
+pub fn item(kind: Kind, args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
     let cx = Ctxt::default();
-    let tool = Tool::from_tokens(&cx, args, input);
-    if let Some(tool) = &tool {
-        valid::check(&cx, tool);
+    let item = Item::from_tokens(&cx, kind, args, input);
+    if let Some(item) = &item {
+        valid::check(&cx, item);
     }
     cx.check()?;
-    match tool {
-        Some(tool) => Ok(expand(&tool)),
+    match item {
+        Some(item) => Ok(expand(&item)),
         None => Err(syn::Error::new(
             Span::call_site(),
-            "#[tool] could not parse its input",
+            format!("#[{}] could not parse its input", kind.name()),
         )),
     }
 }
@@ -51,9 +54,9 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
 }
 
 /// What to emit beside errors: the function (minus the attributes only the macro reads) and a
-/// stand-in tool type implementing `Tool`, so that code using the tool still resolves. It never
-/// runs: the errors stop compilation.
-pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
+/// stand-in type implementing `Tool` (or `Prompt`, `Resource`), so that code using it still
+/// resolves. It never runs: the errors stop compilation.
+pub fn fallback(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
     let item = crate::ast::strip_param_attributes(input.clone());
     let Ok(func) = syn::parse2::<syn::ItemFn>(input) else {
         return item;
@@ -63,19 +66,20 @@ pub fn fallback(args: TokenStream, input: TokenStream) -> TokenStream {
     if func.sig.receiver().is_some() {
         return item;
     }
-    let attrs = crate::attr::ToolAttrs::parse(&Ctxt::default(), args);
+    let attrs = crate::attr::ItemAttrs::parse(&Ctxt::default(), kind, args);
     let krate = crate_path(attrs.crate_path.as_ref());
     let tool_ident = crate::ast::type_ident(&attrs, &func.sig.ident, None);
     let name = unraw(&func.sig.ident);
     let (tool_type, tool_path) = tool_type(&ToolType {
+        kind,
         ident: &tool_ident,
         vis: &func.vis,
-        module: free_module(&func.sig.ident),
+        module: free_module(kind, &func.sig.ident),
         krate: &krate,
         doc: None,
         holds: None,
     });
-    let stand_in = stand_in_impl(&krate, &tool_path, &name);
+    let stand_in = stand_in_impl(kind, &krate, &tool_path, &name);
     quote! {
         #item
 
@@ -93,8 +97,8 @@ pub fn tools_fallback(args: TokenStream, input: TokenStream) -> TokenStream {
         return input;
     };
     let mut item = block.item.clone();
-    for (index, tool) in &block.tools {
-        item.items[*index] = ImplItem::Fn(method_item(tool));
+    for (index, method) in &block.items {
+        item.items[*index] = ImplItem::Fn(method_item(method));
     }
     let has_toolset = item
         .items
@@ -111,29 +115,32 @@ pub fn tools_fallback(args: TokenStream, input: TokenStream) -> TokenStream {
     let mut stand_ins = Vec::new();
     let mut paths = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    for (_, tool) in block.tools.iter().filter(|_| holdable) {
-        let ident = tool.type_ident();
+    let mut kept = Vec::new();
+    for (_, method) in block.items.iter().filter(|_| holdable) {
+        let ident = method.type_ident();
         if !seen.insert(ident.to_string()) {
             continue;
         }
         let (tool_type, tool_path) = tool_type(&ToolType {
+            kind: method.kind,
             ident: &ident,
-            vis: &tool.func.vis,
+            vis: &method.func.vis,
             module: method_module(&ident),
-            krate: &tool_krate(tool),
+            krate: &tool_krate(method),
             doc: None,
             holds: Some(&item.self_ty),
         });
         stand_ins.push(tool_type);
         stand_ins.push(stand_in_impl(
-            &tool_krate(tool),
+            method.kind,
+            &tool_krate(method),
             &tool_path,
-            &tool.wire_name(),
+            &method.wire_name(),
         ));
+        kept.push(method);
         paths.push(tool_path);
     }
-    item.items
-        .push(toolset_method(&krate, &block.tools, &paths));
+    item.items.push(toolset_method(&krate, &kept, &paths));
     quote! {
         #item
 
@@ -141,68 +148,116 @@ pub fn tools_fallback(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-/// A `Tool` impl that never runs, for a tool whose errors stop compilation.
-fn stand_in_impl(krate: &TokenStream, tool_path: &TokenStream, name: &str) -> TokenStream {
-    quote! {
-        impl #krate::Tool for #tool_path {
-            type Args = ();
-            type Output = ();
-            const NAME: &'static str = #name;
-            fn definition(&self) -> &'static #krate::ToolDefinition {
-                ::std::unreachable!("#[tool] reported a compile error")
+/// A `Tool` (or `Prompt`, `Resource`) impl that never runs, for an item whose errors stop
+/// compilation.
+fn stand_in_impl(
+    kind: Kind,
+    krate: &TokenStream,
+    tool_path: &TokenStream,
+    name: &str,
+) -> TokenStream {
+    let unreachable = quote! {
+        ::std::unreachable!("#[tool], #[prompt] or #[resource] reported a compile error")
+    };
+    match kind {
+        Kind::Tool => quote! {
+            impl #krate::Tool for #tool_path {
+                type Args = ();
+                type Output = ();
+                const NAME: &'static str = #name;
+                fn definition(&self) -> &'static #krate::ToolDefinition {
+                    ::std::unreachable!("#[tool] reported a compile error")
+                }
+                fn output(
+                    _: (),
+                ) -> ::std::result::Result<#krate::ReturnValue, ::std::string::String> {
+                    ::std::unreachable!("#[tool] reported a compile error")
+                }
+                fn call(
+                    &self,
+                    _: (),
+                    _: #krate::CallContext,
+                ) -> impl ::std::future::Future<
+                    Output = ::std::result::Result<(), #krate::ContextError>,
+                > + ::std::marker::Send {
+                    async { ::std::result::Result::Ok(()) }
+                }
             }
-            fn output(
-                _: (),
-            ) -> ::std::result::Result<#krate::ReturnValue, ::std::string::String> {
-                ::std::unreachable!("#[tool] reported a compile error")
+        },
+        Kind::Prompt => quote! {
+            impl #krate::Prompt for #tool_path {
+                fn definition(&self) -> &'static #krate::PromptDefinition {
+                    #unreachable
+                }
+                fn get(
+                    &self,
+                    _: #krate::StringArgs,
+                    _: #krate::CallContext,
+                ) -> impl ::std::future::Future<
+                    Output = ::std::result::Result<#krate::PromptReply, #krate::PromptError>,
+                > + ::std::marker::Send {
+                    async { #unreachable }
+                }
             }
-            fn call(
-                &self,
-                _: (),
-                _: #krate::CallContext,
-            ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<(), #krate::ContextError>,
-            > + ::std::marker::Send {
-                async { ::std::result::Result::Ok(()) }
+        },
+        Kind::Resource => quote! {
+            impl #krate::Resource for #tool_path {
+                fn definition(&self) -> &'static #krate::ResourceDefinition {
+                    #unreachable
+                }
+                fn read(
+                    &self,
+                    _: &str,
+                    _: #krate::StringArgs,
+                    _: #krate::CallContext,
+                ) -> impl ::std::future::Future<
+                    Output = ::std::result::Result<
+                        ::std::vec::Vec<#krate::ResourceContents>,
+                        #krate::ResourceError,
+                    >,
+                > + ::std::marker::Send {
+                    async { #unreachable }
+                }
             }
-        }
+        },
     }
 }
 
-fn crate_path(path: Option<&Path>) -> TokenStream {
+pub(crate) fn crate_path(path: Option<&Path>) -> TokenStream {
     match path {
         Some(path) => quote!(#path),
         None => quote!(::tooldef),
     }
 }
 
-fn tool_krate(tool: &Tool) -> TokenStream {
+pub(crate) fn tool_krate(tool: &Item) -> TokenStream {
     crate_path(tool.attrs.crate_path.as_ref())
 }
 
-/// The hidden module of a function's tool type: named after the function, which is unique in
-/// its module.
-fn free_module(fn_ident: &Ident) -> Ident {
-    format_ident!("__tooldef_tool_{}", unraw(fn_ident))
+/// The hidden module of a function's tool (prompt, resource) type: named after the function,
+/// which is unique in its module.
+pub(crate) fn free_module(kind: Kind, fn_ident: &Ident) -> Ident {
+    format_ident!("__tooldef_{}_{}", kind.name(), unraw(fn_ident))
 }
 
 /// The hidden module of a method's tool type: named after the type, which is unique in the
 /// module (two methods called `search` in two blocks are `LibrarySearch` and `ShopSearch`).
-fn method_module(tool_ident: &Ident) -> Ident {
+pub(crate) fn method_module(tool_ident: &Ident) -> Ident {
     format_ident!("__tooldef_method_{}", tool_ident)
 }
 
-/// A tool's Rust type, as [`tool_type`] declares it.
-struct ToolType<'a> {
-    ident: &'a Ident,
+/// A tool's (prompt's, resource's) Rust type, as [`tool_type`] declares it.
+pub(crate) struct ToolType<'a> {
+    pub kind: Kind,
+    pub ident: &'a Ident,
     /// The function's or method's visibility, which the type gets.
-    vis: &'a Visibility,
-    module: Ident,
-    krate: &'a TokenStream,
+    pub vis: &'a Visibility,
+    pub module: Ident,
+    pub krate: &'a TokenStream,
     /// Its doc comment; `None` for a stand-in.
-    doc: Option<&'a str>,
+    pub doc: Option<&'a str>,
     /// For a method's tool, the block's type: the tool holds an `Arc` of it.
-    holds: Option<&'a Type>,
+    pub holds: Option<&'a Type>,
 }
 
 /// The tool's struct, and the path to it for the generated impls: a unit struct for a function,
@@ -213,8 +268,9 @@ struct ToolType<'a> {
 /// shadows without an error of rustc's: the derives and impls still apply to the tool's struct,
 /// through its path, and a check beside them reports the clash with what to do (name the tool's
 /// type otherwise with `#[tool(type_name = "…")]`) as the only error.
-fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
+pub(crate) fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
     let ToolType {
+        kind,
         ident,
         vis,
         module,
@@ -224,9 +280,11 @@ fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
     } = spec;
     let inner_vis = visibility_from_child(vis);
     let path = quote!(#module::#ident);
-    let assert = match holds {
-        None => quote!(assert_tool_type),
-        Some(_) => quote!(assert_method_tool_type),
+    let assert = match (kind, holds) {
+        (Kind::Tool, None) => quote!(assert_tool_type),
+        (Kind::Tool, Some(_)) => quote!(assert_method_tool_type),
+        (Kind::Prompt, _) => quote!(assert_prompt_type),
+        (Kind::Resource, _) => quote!(assert_resource_type),
     };
     let doc = doc.map(|doc| quote!(#[doc = #doc]));
     let documented = doc.is_some();
@@ -316,7 +374,7 @@ fn visibility_from_child(vis: &syn::Visibility) -> TokenStream {
 }
 
 /// A path for an intra-doc link written inside the tool type's hidden module.
-fn doc_path(path: &str) -> String {
+pub(crate) fn doc_path(path: &str) -> String {
     if let Some(absolute) = path.strip_prefix("::") {
         // Intra-doc links name other crates without the leading `::`.
         absolute.to_owned()
@@ -332,7 +390,7 @@ fn doc_path(path: &str) -> String {
 /// The function as the user names it, shown and as a path for intra-doc links (raw identifiers
 /// kept): `get_weather`, or `Library::search` for a method (the block's type without its generic
 /// arguments, which links do not take).
-fn rust_name(tool: &Tool) -> (String, String) {
+pub(crate) fn rust_name(tool: &Item) -> (String, String) {
     let fn_ident = &tool.func.sig.ident;
     let Some(method) = &tool.method else {
         return (unraw(fn_ident), fn_ident.to_string());
@@ -351,17 +409,17 @@ fn rust_name(tool: &Tool) -> (String, String) {
     )
 }
 
-/// The argument of the `#[tool(…)]` that `#[tools]` puts back on a method it has expanded: the
-/// `tool` macro then gives the method back as it is.
+/// The argument of the `#[tool(…)]` (`#[prompt(…)]`, `#[resource(…)]`) that `#[tools]` puts
+/// back on a method it has expanded: the macro then gives the method back as it is.
 pub const EXPANDED_BY_TOOLS: &str = "__tooldef_expanded_by_tools";
 
-/// Whether a `#[tool(…)]` is one that `#[tools]` put back.
+/// Whether a `#[tool(…)]` (`#[prompt(…)]`, `#[resource(…)]`) is one that `#[tools]` put back.
 pub fn expanded_by_tools(args: &TokenStream) -> bool {
     syn::parse2::<Ident>(args.clone()).is_ok_and(|ident| ident == EXPANDED_BY_TOOLS)
 }
 
-/// A method of a `#[tools]` block, put back into the block, its `#[tool]` marked as done.
-fn method_item(tool: &Tool) -> ImplItemFn {
+/// A method of a `#[tools]` block, put back into the block, its attribute marked as done.
+fn method_item(tool: &Item) -> ImplItemFn {
     let func = tool.func.clone();
     let mut attrs = func.attrs;
     if let Some(method) = &tool.method {
@@ -379,44 +437,66 @@ fn method_item(tool: &Tool) -> ImplItemFn {
 }
 
 /// The method `#[tools]` adds to the block: `toolset(self: Arc<Self>) -> ToolSetBuilder`, with
-/// one tool per `#[tool]` method, each holding a clone of the `Arc`. It is `pub` whatever the
-/// methods' visibility: serving the value is what the block is for, usually from another module.
-fn toolset_method(krate: &TokenStream, tools: &[(usize, Tool)], paths: &[TokenStream]) -> ImplItem {
-    let listed: Vec<String> = tools
-        .iter()
-        .map(|(_, tool)| format!("`{}`", tool.wire_name()))
-        .collect();
+/// one tool (prompt, resource) per `#[tool]` (`#[prompt]`, `#[resource]`) method, each holding a
+/// clone of the `Arc`. It is `pub` whatever the methods' visibility: serving the value is what
+/// the block is for, usually from another module.
+fn toolset_method(krate: &TokenStream, items: &[&Item], paths: &[TokenStream]) -> ImplItem {
+    let listed = |kind: Kind| {
+        let names: Vec<String> = items
+            .iter()
+            .filter(|item| item.kind == kind)
+            .map(|item| match (&item.kind, &item.attrs.uri) {
+                (Kind::Resource, Some(uri)) => format!("`{}`", uri.value),
+                _ => format!("`{}`", item.wire_name()),
+            })
+            .collect();
+        let noun = match (kind, names.len()) {
+            (_, 0) => return None,
+            (Kind::Tool, 1) => "the tool",
+            (Kind::Tool, _) => "the tools",
+            (Kind::Prompt, 1) => "the prompt",
+            (Kind::Prompt, _) => "the prompts",
+            (Kind::Resource, 1) => "the resource",
+            (Kind::Resource, _) => "the resources",
+        };
+        Some(format!("{noun} {}", names.join(", ")))
+    };
+    let listed: Vec<String> = Kind::ALL.into_iter().filter_map(listed).collect();
     let doc = format!(
-        "The tools of this `impl` block ({}), each calling its method on this value: a \
-         `ToolSetBuilder` to which other tools, state, limits and timeouts can still be added \
-         before `build()`. Generated by `#[tools]`.",
-        listed.join(", ")
+        "What this `impl` block serves ({}), each calling its method on this value: a \
+         `ToolSetBuilder` to which other tools, prompts, resources, state, limits and timeouts \
+         can still be added before `build()`. Generated by `#[tools]`.",
+        listed.join("; ")
     );
     let method = Ident::new(TOOLSET_METHOD, Span::call_site());
+    let adds = items.iter().zip(paths).map(|(item, path)| {
+        let add = Ident::new(item.kind.name(), Span::call_site());
+        quote!(.#add(#path(::std::sync::Arc::clone(&self))))
+    });
     syn::parse_quote! {
         #[doc = #doc]
         pub fn #method(self: ::std::sync::Arc<Self>) -> #krate::ToolSetBuilder {
             #krate::ToolSet::builder()
-                #(.tool(#paths(::std::sync::Arc::clone(&self))))*
+                #(#adds)*
         }
     }
 }
 
-/// The block with its `#[tool]` methods back in place and the `toolset` method added, then each
-/// tool's items.
+/// The block with its methods back in place and the `toolset` method added, then each tool's
+/// (prompt's, resource's) items.
 fn expand_impl(block: &ToolImpl) -> TokenStream {
     let mut item = block.item.clone();
     let mut items = Vec::new();
     let mut paths = Vec::new();
-    for (index, tool) in &block.tools {
-        item.items[*index] = ImplItem::Fn(method_item(tool));
-        let (tokens, path) = tool_items(tool);
+    for (index, method) in &block.items {
+        item.items[*index] = ImplItem::Fn(method_item(method));
+        let (tokens, path) = item_tokens(method);
         items.push(tokens);
         paths.push(path);
     }
     let krate = crate_path(block.attrs.crate_path.as_ref());
-    item.items
-        .push(toolset_method(&krate, &block.tools, &paths));
+    let methods: Vec<&Item> = block.items.iter().map(|(_, method)| method).collect();
+    item.items.push(toolset_method(&krate, &methods, &paths));
     quote! {
         #item
 
@@ -424,10 +504,10 @@ fn expand_impl(block: &ToolImpl) -> TokenStream {
     }
 }
 
-/// A function and its tool's items.
-fn expand(tool: &Tool) -> TokenStream {
-    let func = &tool.func;
-    let (items, _) = tool_items(tool);
+/// A function and its tool's (prompt's, resource's) items.
+fn expand(item: &Item) -> TokenStream {
+    let func = &item.func;
+    let (items, _) = item_tokens(item);
     quote! {
         #func
 
@@ -435,9 +515,18 @@ fn expand(tool: &Tool) -> TokenStream {
     }
 }
 
+/// Everything generated for one item beside its function (or method), and the path of its type.
+fn item_tokens(item: &Item) -> (TokenStream, TokenStream) {
+    match item.kind {
+        Kind::Tool => tool_items(item),
+        Kind::Prompt => crate::strings::prompt_items(item),
+        Kind::Resource => crate::strings::resource_items(item),
+    }
+}
+
 /// Everything generated for one tool beside its function (or method), and the path of the
 /// tool's type.
-fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
+fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
     let krate = tool_krate(tool);
     let func = &tool.func;
     let fn_ident = &func.sig.ident;
@@ -464,8 +553,8 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
                 });
                 call_args.push(quote!(#value));
             }
-            // Validation refused it; nothing is expanded.
-            ParamKind::Unsupported => {}
+            // Validation refused them; nothing is expanded.
+            ParamKind::Unsupported | ParamKind::ResourceUri => {}
         }
     }
     let checks = checks(tool, &krate);
@@ -474,26 +563,7 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
         ReturnType::Default => quote!(()),
         ReturnType::Type(_, ty) => quote!(#ty),
     };
-    // The one difference a method makes to the call: its path, and the value it is called on.
-    let (callee, receiver) = match &tool.method {
-        None => (quote!(#fn_ident), None),
-        Some(method) => {
-            let self_ty = &method.self_ty;
-            let receiver = match &method.receiver {
-                ReceiverKind::Shared => Some(quote!(&*self.0)),
-                ReceiverKind::Arc => Some(quote!(::std::sync::Arc::clone(&self.0))),
-                // Validation refused any other receiver; nothing is expanded.
-                ReceiverKind::None | ReceiverKind::Refused(_) => None,
-            };
-            (quote!(<#self_ty>::#fn_ident), receiver)
-        }
-    };
-    let call_args = receiver.into_iter().chain(call_args);
-    let call = if func.sig.asyncness.is_some() {
-        quote!(#callee(#(#call_args),*).await)
-    } else {
-        quote!(#callee(#(#call_args),*))
-    };
+    let call = call_expr(tool, call_args);
 
     let name = tool.wire_name();
     let description = match (&tool.attrs.description, &tool.docs.description) {
@@ -533,10 +603,11 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
         ),
     };
     let (tool_type, tool_path) = tool_type(&ToolType {
+        kind: Kind::Tool,
         ident: &tool_ident,
         vis: &func.vis,
         module: match &tool.method {
-            None => free_module(fn_ident),
+            None => free_module(Kind::Tool, fn_ident),
             Some(_) => method_module(&tool_ident),
         },
         krate: &krate,
@@ -612,7 +683,32 @@ fn tool_items(tool: &Tool) -> (TokenStream, TokenStream) {
     (items, tool_path)
 }
 
-fn whole_struct(tool: &Tool) -> Option<&Type> {
+/// The call of the function (`.await`ed if it is `async`) with `args`: the one difference a
+/// method makes is its path, and the value it is called on.
+pub(crate) fn call_expr(item: &Item, args: Vec<TokenStream>) -> TokenStream {
+    let fn_ident = &item.func.sig.ident;
+    let (callee, receiver) = match &item.method {
+        None => (quote!(#fn_ident), None),
+        Some(method) => {
+            let self_ty = &method.self_ty;
+            let receiver = match &method.receiver {
+                ReceiverKind::Shared => Some(quote!(&*self.0)),
+                ReceiverKind::Arc => Some(quote!(::std::sync::Arc::clone(&self.0))),
+                // Validation refused any other receiver; nothing is expanded.
+                ReceiverKind::None | ReceiverKind::Refused(_) => None,
+            };
+            (quote!(<#self_ty>::#fn_ident), receiver)
+        }
+    };
+    let args = receiver.into_iter().chain(args);
+    if item.func.sig.asyncness.is_some() {
+        quote!(#callee(#(#args),*).await)
+    } else {
+        quote!(#callee(#(#args),*))
+    }
+}
+
+fn whole_struct(tool: &Item) -> Option<&Type> {
     tool.params.iter().find_map(|p| match &p.kind {
         ParamKind::WholeStruct(inner) => Some(inner),
         _ => None,
@@ -621,7 +717,7 @@ fn whole_struct(tool: &Tool) -> Option<&Type> {
 
 /// The struct the model's arguments deserialise into: one field per parameter, in order, carrying
 /// the parameter's docs, rename, default and forwarded schemars/serde attributes.
-fn args_struct(tool: &Tool, krate: &TokenStream, args_ident: &Ident) -> TokenStream {
+fn args_struct(tool: &Item, krate: &TokenStream, args_ident: &Ident) -> TokenStream {
     let vis = &tool.func.vis;
     let (shown, linked) = rust_name(tool);
     let serde_crate = format!("{}::__private::serde", krate.to_string().replace(' ', ""));
@@ -742,7 +838,7 @@ fn output_conversion(output: &ReturnType, krate: &TokenStream) -> TokenStream {
 /// called (see `families`), defaults must serialise, and an argument mirrored into an HTTP
 /// header (`#[arg(header)]`) must be a string, an integer or a boolean. (The return type is
 /// checked by the conversion in `Tool::output`.)
-fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
+fn checks(tool: &Item, krate: &TokenStream) -> TokenStream {
     let strict = tool.attrs.strict.as_ref().is_none_or(|s| s.value);
     let private = quote!(#krate::__private);
     let mut portable = Vec::new();
@@ -751,7 +847,7 @@ fn checks(tool: &Tool, krate: &TokenStream) -> TokenStream {
         let argument_ty = match &param.kind {
             ParamKind::Field(_) => &param.ty,
             ParamKind::WholeStruct(inner) => inner,
-            ParamKind::Context | ParamKind::Unsupported => continue,
+            ParamKind::Context | ParamKind::ResourceUri | ParamKind::Unsupported => continue,
         };
         if strict {
             portable.extend(crate::families::portability_checks(argument_ty, &private));
@@ -810,7 +906,7 @@ pub(crate) fn result_parts(ty: &Type) -> Option<(&Type, Option<&Type>)> {
 }
 
 /// `#[arg(description)]`, else the `///` doc, else the `# Arguments` entry.
-fn param_description(tool: &Tool, param: &Param) -> Option<String> {
+pub(crate) fn param_description(tool: &Item, param: &Param) -> Option<String> {
     if let Some(d) = &param.arg.description {
         return Some(d.value.clone());
     }
@@ -854,7 +950,7 @@ fn with_deprecation_note(description: Option<&str>, note: &str) -> String {
     }
 }
 
-fn option_str(value: Option<String>) -> TokenStream {
+pub(crate) fn option_str(value: Option<String>) -> TokenStream {
     match value {
         Some(s) => quote!(::std::option::Option::Some(#s)),
         None => quote!(::std::option::Option::None),

@@ -83,7 +83,7 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
         .collect()
 }
 
-fn first_and_last_span(ty: &Type) -> (Span, Span) {
+pub(crate) fn first_and_last_span(ty: &Type) -> (Span, Span) {
     let tokens: Vec<_> = ty.to_token_stream().into_iter().collect();
     let first = tokens.first().map_or_else(Span::call_site, |t| t.span());
     let last = tokens.last().map_or(first, |t| t.span());

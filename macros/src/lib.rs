@@ -3,8 +3,10 @@
 //!
 //! The macro follows the shape of `serde_derive`: `ast` parses the function into a tool,
 //! `valid` checks it (every problem collected and reported at once), `expand` generates code.
-//! `#[tools]` takes the same path for each `#[tool]` method of its `impl` block; the receiver is
-//! the only difference.
+//! `#[prompt]` and `#[resource]` take the same path (one parsed `Item`, one attribute grammar,
+//! the same docs, parameters and context), with their own checks and code in `strings`, since
+//! their arguments arrive as strings. `#[tools]` takes the same path for each `#[tool]`,
+//! `#[prompt]` and `#[resource]` method of its `impl` block; the receiver is the only difference.
 #![deny(missing_docs)]
 
 mod ast;
@@ -17,10 +19,33 @@ mod families;
 mod json;
 mod mcp_attrs;
 mod portable;
+mod strings;
 mod toolset;
 mod valid;
 
 use proc_macro::TokenStream;
+
+use attr::Kind;
+
+/// `#[tool]`, `#[prompt]` or `#[resource]` on `input`.
+fn item(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
+    let args = proc_macro2::TokenStream::from(args);
+    // A method of a `#[tools]` block, which has made its item already.
+    if expand::expanded_by_tools(&args) {
+        return input;
+    }
+    let input = proc_macro2::TokenStream::from(input);
+    match expand::item(kind, args.clone(), input.clone()) {
+        Ok(tokens) => tokens.into(),
+        // Beside the errors, emit the function and a stand-in for the generated type, so that
+        // the user sees our errors and not a cascade of "cannot find function/type".
+        Err(errors) => {
+            let errors = errors.to_compile_error();
+            let fallback = expand::fallback(kind, args, input);
+            quote::quote!(#errors #fallback).into()
+        }
+    }
+}
 
 /// Turns a function into a tool that every LLM API accepts.
 ///
@@ -53,30 +78,157 @@ use proc_macro::TokenStream;
 /// - `task` or `task = BOOL`: the tool may run as an MCP task.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let args = proc_macro2::TokenStream::from(args);
-    // A method of a `#[tools]` block, which has made its tool already.
-    if expand::expanded_by_tools(&args) {
-        return input;
-    }
-    let input = proc_macro2::TokenStream::from(input);
-    match expand::tool(args.clone(), input.clone()) {
-        Ok(tokens) => tokens.into(),
-        // Beside the errors, emit the function and a stand-in for the tool type, so that the
-        // user sees our errors and not a cascade of "cannot find function/type".
-        Err(errors) => {
-            let errors = errors.to_compile_error();
-            let fallback = expand::fallback(args, input);
-            quote::quote!(#errors #fallback).into()
-        }
-    }
+    item(Kind::Tool, args, input)
+}
+
+/// Turns a function into an MCP prompt: messages a user picks in the client and fills in
+/// (`prompts/list`, `prompts/get`).
+///
+/// ```
+/// use tooldef::{CompletionRequest, Prompt, PromptMessage, prompt};
+///
+/// /// Plan a trip to a city.
+/// #[prompt(title = "Plan a trip")]
+/// fn plan_trip(
+///     /// The city to visit.
+///     #[arg(complete = suggest_city)]
+///     city: String,
+///     /// How many days the trip lasts.
+///     #[arg(default = 3)]
+///     days: u32,
+/// ) -> Vec<PromptMessage> {
+///     vec![PromptMessage::user(format!("Plan a {days}-day trip to {city}."))]
+/// }
+///
+/// fn suggest_city(request: &CompletionRequest) -> Vec<&'static str> {
+///     let cities = ["Lisbon", "London", "Lyon"];
+///     cities.into_iter().filter(|city| city.starts_with(&request.value)).collect()
+/// }
+///
+/// let definition = PlanTrip.definition();
+/// assert_eq!(definition.description(), Some("Plan a trip to a city."));
+/// let arguments = definition.arguments();
+/// assert_eq!((arguments[0].name.as_ref(), arguments[0].required), ("city", true));
+/// assert_eq!((arguments[1].name.as_ref(), arguments[1].required), ("days", false));
+/// // Served with the tools: `ToolSet::builder().prompt(PlanTrip)`.
+/// ```
+///
+/// Generated beside the function: a unit struct named after it in UpperCamelCase (`PlanTrip`),
+/// as visible as the function, implementing `tooldef::Prompt`. On a method of a `#[tools]`
+/// block, the struct holds the block's value as a tool's does (`LibraryPlanTrip(Arc<Library>)`)
+/// and the block's `toolset()` adds the prompt.
+///
+/// # `#[prompt(…)]`
+///
+/// - `name = "…"`: the prompt's name (by default the function's).
+/// - `title = "…"`: a title for display.
+/// - `description = "…"`: instead of the doc comment. Both may be left out: MCP's description
+///   is optional.
+/// - `icon = "https://…"` or `icon(src = "…", mime_type = "…", sizes = "…", theme = "…")`, and
+///   `meta(key = VALUE, …)`: MCP `icons` and `_meta`, as on `#[tool]`.
+/// - `type_name = "…"`: the generated type's name; `crate = "path"`: a renamed `tooldef`.
+///
+/// # Arguments
+///
+/// Each parameter that is not context is an argument, in order: named after the parameter (or
+/// `#[arg(rename = "…")]`), described by the `///` comment on it (or `#[arg(description =
+/// "…")]`, or an entry of the doc comment's `# Arguments` section), and required unless it is
+/// an `Option<T>` or has `#[arg(default)]` / `#[arg(default = EXPR)]`. MCP sends arguments as
+/// strings: each is read with its type's `FromStr` (a `String` as it is), and a type that has
+/// none (a struct, a `Vec`) is a compile error at the type. A missing required argument, a
+/// string the type cannot read and an argument the prompt does not have are errors the client
+/// reads (`` prompt `plan_trip`: argument `days`: "five" is not valid here (invalid digit found
+/// in string) ``).
+///
+/// `#[arg(complete = path)]` names the function that suggests values for the argument as the
+/// user types it (MCP `completion/complete`): `fn(&CompletionRequest) -> T` or `async
+/// fn(CompletionRequest) -> T`, where `T` is a `Vec<String>`, a `Vec<&str>`, `Completions` or a
+/// `Result` of one; the request holds the other arguments given so far.
+///
+/// Context parameters (`State<T>`, `CallContext`, `CancellationToken`, anything
+/// `FromCallContext` marked `#[context]`) are filled as a tool's are. The function may be
+/// `async`; it returns text (`String`, `&'static str`: one user message), a `PromptMessage`, a
+/// `Vec<PromptMessage>`, a `PromptReply`, or a `Result` of one whose error (`Display`) the client
+/// reads.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    item(Kind::Prompt, args, input)
+}
+
+/// Turns a function into an MCP resource: data at a fixed URI (`resources/list`), or at every
+/// URI of a template (`resources/templates/list`), read with `resources/read`.
+///
+/// ```
+/// use tooldef::{Resource, ResourceUri, resource};
+///
+/// /// The project's README.
+/// #[resource(uri = "docs://readme", mime_type = "text/markdown", size = 9)]
+/// fn readme() -> &'static str {
+///     "# tooldef"
+/// }
+///
+/// /// A user's profile, in JSON.
+/// #[resource(
+///     uri = "users://{id}/profile{?fields}",
+///     name = "profile",
+///     mime_type = "application/json",
+///     annotations(audience = ["assistant"], priority = 0.8),
+/// )]
+/// async fn user_profile(id: u64, fields: Option<String>, uri: ResourceUri) -> String {
+///     format!(r#"{{"id": {id}, "fields": {:?}, "uri": "{uri}"}}"#, fields.unwrap_or_default())
+/// }
+///
+/// assert_eq!(Readme.definition().uri(), "docs://readme");
+/// let template = UserProfile.definition();
+/// assert_eq!((template.uri(), template.name()), ("users://{id}/profile{?fields}", "profile"));
+/// // Served with the tools: `ToolSet::builder().resource(Readme).resource(UserProfile)`.
+/// ```
+///
+/// Generated beside the function: a unit struct named after it in UpperCamelCase (`Readme`),
+/// as visible as the function, implementing `tooldef::Resource`; on a method of a `#[tools]`
+/// block, the struct holds the block's value and the block's `toolset()` adds the resource.
+///
+/// # `#[resource(…)]`
+///
+/// - `uri = "…"` (required): a fixed URI (`"docs://readme"`), or a URI template (RFC 6570,
+///   recognised by its `{`) of the expressions a server can match: `{var}` (within a path
+///   segment), `{+var}` (any characters, `/` included), `{/var}` (a `/` and a segment) and
+///   `{?a,b}` / `{&a}` (query parameters, last). The template is parsed at compile time with the
+///   grammar the server matches URIs with.
+/// - `name = "…"`: the resource's name (by default the function's).
+/// - `title = "…"`, and `description = "…"` instead of the doc comment (whole: MCP describes a
+///   template as a whole, so its variables are described there).
+/// - `mime_type = "type/subtype"`: also given to the text or bytes the function returns.
+/// - `size = N`: the size in bytes, for a fixed URI (a template stands for many resources).
+/// - `annotations(audience = ["user", "assistant"], priority = 0.5, last_modified =
+///   "2025-01-12T15:00:58Z")`: MCP `annotations`.
+/// - `icon`, `meta(…)`, `type_name`, `crate`: as on `#[tool]`.
+///
+/// # Parameters
+///
+/// A template's variables are the function's parameters, by name (or `#[arg(rename = "…")]`),
+/// each read from the URI's text with its type's `FromStr` (percent-decoded; a `String` as it
+/// is): every variable must have a parameter and every parameter a variable, a query variable
+/// (`{?fields}`) is an `Option<T>` or has `#[arg(default …)]`, and a fixed URI takes none. A
+/// value the type cannot read is an error the client reads. `#[arg(complete = path)]` names a
+/// variable's completion function, as for a prompt's argument. A parameter of type
+/// `ResourceUri` is given the URI read; context parameters are filled as a tool's are.
+///
+/// The function may be `async`; it returns text (`String`, `&'static str`), bytes (`Vec<u8>`),
+/// `ResourceContents` or a `Vec` of them, or a `Result` of one whose error (`Display`) the
+/// client reads.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    item(Kind::Resource, args, input)
 }
 
 /// Makes the `#[tool]` methods of an `impl` block the tools of one value, as rmcp's
-/// `#[tool_router]` does.
+/// `#[tool_router]` does (and its `#[prompt]` and `#[resource]` methods its prompts and
+/// resources).
 ///
-/// ```ignore
+/// ```
 /// use std::sync::Arc;
-/// use tooldef::{tool, tools};
+/// use tooldef::{prompt, tool, tools};
 ///
 /// struct Library {
 ///     books: Vec<String>,
@@ -94,23 +246,38 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 ///         self.books.iter().filter(|b| b.contains(&query)).cloned().collect()
 ///     }
 ///
+///     /// Recommend a book.
+///     #[prompt]
+///     fn recommend(&self) -> String {
+///         format!("Read {}.", self.books.first().map_or("anything", String::as_str))
+///     }
+///
 ///     fn helper(&self) {} // not a tool: left alone
 /// }
 ///
-/// let library = Arc::new(Library { books: vec![] });
-/// let tools = library.toolset().build()?; // a `ToolSetBuilder`: add tools, state, timeouts first
+/// fn main() -> Result<(), tooldef::BuildError> {
+///     let library = Arc::new(Library { books: vec![] });
+///     let tools = library.toolset().build()?; // a `ToolSetBuilder`: add tools, state… first
+///     assert_eq!((tools.len(), tools.prompts().count()), (1, 1));
+///     Ok(())
+/// }
 /// ```
 ///
+/// (The block's type is named from a module the macro generates beside it, so a `#[tools]`
+/// block goes at module level, not inside a function's body.)
+///
 /// Each `#[tool]` method is a tool exactly as a function under `#[tool]` would be (the same
-/// attributes, parameters, context, return types and compile-time checks), called on the value.
+/// attributes, parameters, context, return types and compile-time checks), called on the value;
+/// each `#[prompt]` and `#[resource]` method is likewise a prompt or a resource.
 /// It takes `&self`, or `self: Arc<Self>` to keep the value beyond the call; an associated
 /// function without `self` is a tool too. Calls run concurrently, so `&mut self` is refused:
 /// keep what changes behind a `Mutex` or an atomic.
 ///
 /// Generated beside the block, for a method `search` of `impl Library`:
 ///
-/// - `Library::toolset(self: Arc<Self>) -> ToolSetBuilder`: every tool of the block, each
-///   holding a clone of the `Arc` (a block whose type already has a method `toolset` is refused);
+/// - `Library::toolset(self: Arc<Self>) -> ToolSetBuilder`: every tool, prompt and resource of
+///   the block, each holding a clone of the `Arc` (a block whose type already has a method
+///   `toolset` is refused);
 /// - `LibrarySearch(pub Arc<Library>)`, the tool's type, as visible as the method (to add one
 ///   tool alone, e.g. `builder.tool_with_timeout(LibrarySearch(library.clone()), limit)`;
 ///   `#[tool(type_name = "…")]` names it otherwise), and `LibrarySearchArgs`, its arguments.

@@ -1,21 +1,146 @@
-//! What a tool says to MCP clients alone: `icon`, `meta` and `#[arg(header)]`. Checked here
-//! against the rules MCP (2025-11-25 and 2026-07-28) and its clients hold them to, so that a
-//! tool no client would take does not compile; written here as the JSON the runtime reads.
+//! What a tool, a prompt or a resource says to MCP clients alone: `icon`, `meta`, a tool's
+//! `#[arg(header)]`, and a resource's `mime_type` and `annotations`. Checked here against the
+//! rules MCP (2025-11-25 and 2026-07-28) and its clients hold them to, so that an item no client
+//! would take does not compile; written here as the JSON the runtime reads.
 
 use std::collections::HashMap;
 
-use crate::ast::{ParamKind, Tool};
-use crate::attr::Icon;
+use crate::ast::{Item, ParamKind};
+use crate::attr::{Annotations, Icon, Kind};
 use crate::ctxt::Ctxt;
 use crate::json::{self, Json};
 
-/// Runs every check of the tool's MCP attributes.
-pub fn check(cx: &Ctxt, tool: &Tool) {
-    for icon in &tool.attrs.icons {
+/// Runs every check of the item's MCP attributes.
+pub fn check(cx: &Ctxt, item: &Item) {
+    for icon in &item.attrs.icons {
         check_icon(cx, icon);
     }
-    check_meta(cx, tool);
-    check_headers(cx, tool);
+    check_meta(cx, item);
+    if item.kind == Kind::Tool {
+        check_headers(cx, item);
+    }
+    if let Some(mime) = &item.attrs.mime_type
+        && let Some(why) = mime_problem(&mime.value)
+    {
+        cx.error_at(mime.span, why);
+    }
+    if let Some(annotations) = &item.attrs.annotations {
+        check_annotations(cx, annotations);
+    }
+}
+
+/// Why `mime` is not a MIME type (`type/subtype`, parameters allowed after a `;`).
+fn mime_problem(mime: &str) -> Option<String> {
+    let essence = mime.split(';').next().unwrap_or_default().trim();
+    let plain = essence.split_once('/').is_some_and(|(kind, sub)| {
+        !kind.is_empty()
+            && !sub.is_empty()
+            && !sub.contains('/')
+            && !essence.contains(char::is_whitespace)
+    });
+    (!plain).then(|| {
+        format!(
+            "`{mime}` is not a MIME type: write it as `type/subtype`, e.g. `image/png` or \
+             `image/svg+xml`"
+        )
+    })
+}
+
+/// A resource's `annotations(…)`: MCP's `Annotations` (`audience` of `Role`s, `priority` from 0
+/// to 1, `lastModified` an ISO 8601 timestamp).
+fn check_annotations(cx: &Ctxt, annotations: &Annotations) {
+    if annotations.audience.is_none()
+        && annotations.priority.is_none()
+        && annotations.last_modified.is_none()
+    {
+        cx.error_at(
+            annotations.span,
+            "`annotations` is empty: give `audience = [\"user\", \"assistant\"]`, \
+             `priority = 0.5` or `last_modified = \"2025-01-12T15:00:58Z\"`, or remove it",
+        );
+    }
+    if let Some(audience) = &annotations.audience {
+        if audience.is_empty() {
+            cx.error_at(
+                annotations.span,
+                "`audience` is empty: name who the resource is for, `\"user\"` and/or \
+                 `\"assistant\"`, or leave `audience` out",
+            );
+        }
+        let mut seen = Vec::new();
+        for role in audience {
+            if !matches!(role.value.as_str(), "user" | "assistant") {
+                cx.error_at(
+                    role.span,
+                    format!(
+                        "`{}` is not a role MCP knows: the audience is `\"user\"` and/or \
+                         `\"assistant\"`",
+                        role.value
+                    ),
+                );
+            } else if seen.contains(&role.value) {
+                cx.error_at(
+                    role.span,
+                    format!("`{}` is given twice in `audience`; keep one", role.value),
+                );
+            } else {
+                seen.push(role.value.clone());
+            }
+        }
+    }
+    if let Some(priority) = &annotations.priority
+        && !(0.0..=1.0).contains(&priority.value.1)
+    {
+        cx.error_at(
+            priority.span,
+            format!(
+                "`priority` is from 0 (least important) to 1 (most important, effectively \
+                 required), not {}",
+                priority.value.0
+            ),
+        );
+    }
+    if let Some(last_modified) = &annotations.last_modified
+        && !is_timestamp(&last_modified.value)
+    {
+        cx.error_at(
+            last_modified.span,
+            format!(
+                "`{}` is not an ISO 8601 timestamp: MCP's `lastModified` is written as \
+                 `2025-01-12T15:00:58Z` (a date, `T`, a time, and `Z` or an offset such as \
+                 `+01:00`)",
+                last_modified.value
+            ),
+        );
+    }
+}
+
+/// RFC 3339's `date-time`, the ISO 8601 form MCP's examples use: `2025-01-12T15:00:58Z`,
+/// fractions of a second and `±hh:mm` offsets allowed.
+fn is_timestamp(text: &str) -> bool {
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    let number = |s: &str| s.parse::<u32>().unwrap_or(u32::MAX);
+    let Some((date, time)) = text.split_once(['T', 't']) else {
+        return false;
+    };
+    let date: Vec<&str> = date.split('-').collect();
+    let date_ok = matches!(date.as_slice(), [y, m, d] if digits(y, 4) && digits(m, 2) && digits(d, 2)
+        && (1..=12).contains(&number(m)) && (1..=31).contains(&number(d)));
+    let (clock, offset) = match time.find(['Z', 'z', '+', '-']) {
+        Some(at) => time.split_at(at),
+        None => return false,
+    };
+    let offset_ok = matches!(offset, "Z" | "z")
+        || offset.len() == 6
+            && matches!(offset[1..].split_once(':'), Some((h, m)) if digits(h, 2) && digits(m, 2)
+                && number(h) < 24 && number(m) < 60);
+    let (whole, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+    let clock: Vec<&str> = whole.split(':').collect();
+    let clock_ok = matches!(clock.as_slice(), [h, m, s] if digits(h, 2) && digits(m, 2) && digits(s, 2)
+        && number(h) < 24 && number(m) < 60 && number(s) <= 60)
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b.is_ascii_digit());
+    date_ok && clock_ok && offset_ok
 }
 
 fn check_icon(cx: &Ctxt, icon: &Icon) {
@@ -30,20 +155,10 @@ fn check_icon(cx: &Ctxt, icon: &Icon) {
             }
         }
     }
-    if let Some(mime) = &icon.mime_type {
-        let plain = mime.value.split_once('/').is_some_and(|(kind, sub)| {
-            !kind.is_empty() && !sub.is_empty() && !mime.value.contains(char::is_whitespace)
-        });
-        if !plain {
-            cx.error_at(
-                mime.span,
-                format!(
-                    "`{}` is not a MIME type: write it as `type/subtype`, e.g. `image/png` or \
-                     `image/svg+xml`",
-                    mime.value
-                ),
-            );
-        }
+    if let Some(mime) = &icon.mime_type
+        && let Some(why) = mime_problem(&mime.value)
+    {
+        cx.error_at(mime.span, why);
     }
     if let Some(sizes) = &icon.sizes {
         let bad: Vec<&str> = sizes
@@ -117,11 +232,11 @@ fn is_icon_size(size: &str) -> bool {
             .is_some_and(|(w, h)| dimension(w) && dimension(h))
 }
 
-fn check_meta(cx: &Ctxt, tool: &Tool) {
+fn check_meta(cx: &Ctxt, item: &Item) {
     let mut seen = HashMap::new();
-    for entry in &tool.attrs.meta {
+    for entry in &item.attrs.meta {
         let key = &entry.key.value;
-        if let Some(why) = meta_key_problem(key) {
+        if let Some(why) = meta_key_problem(key, item.kind) {
             cx.error_at(entry.key.span, why);
         }
         if seen.insert(key.clone(), ()).is_some() {
@@ -136,7 +251,7 @@ fn check_meta(cx: &Ctxt, tool: &Tool) {
 /// Why `key` is not a `_meta` key a tool may use (MCP 2025-11-25, "General fields": `_meta`):
 /// `[prefix/]name`, the prefix dot-separated labels, any prefix whose second label is
 /// `modelcontextprotocol` or `mcp` reserved for MCP itself.
-fn meta_key_problem(key: &str) -> Option<String> {
+fn meta_key_problem(key: &str, kind: Kind) -> Option<String> {
     const SHAPE: &str = "a key is a name (letters, digits, `-`, `_` and `.`, starting and ending \
                          with a letter or digit), optionally after a prefix of dot-separated \
                          labels (each a letter first, then letters, digits or `-`) and a `/`, as \
@@ -166,7 +281,7 @@ fn meta_key_problem(key: &str) -> Option<String> {
                 || second.eq_ignore_ascii_case("mcp")
         });
         if reserved {
-            let task = if name.contains("task") {
+            let task = if name.contains("task") && kind == Kind::Tool {
                 "; to let the tool run as an MCP task, write #[tool(task)]"
             } else {
                 ""
@@ -232,7 +347,7 @@ fn is_label(label: &str) -> bool {
 /// `#[arg(header)]`: a header name MCP clients can send, once per tool, on a parameter that is
 /// one property of the arguments. (That its type is a string, an integer or a boolean is a
 /// trait bound: see `expand::checks`.)
-fn check_headers(cx: &Ctxt, tool: &Tool) {
+fn check_headers(cx: &Ctxt, tool: &Item) {
     let mut seen: HashMap<String, &crate::ast::Param> = HashMap::new();
     for param in &tool.params {
         let Some(header) = &param.arg.header else {
@@ -250,7 +365,7 @@ fn check_headers(cx: &Ctxt, tool: &Tool) {
                 continue;
             }
             // Reported with the other keys a context parameter cannot take.
-            ParamKind::Context | ParamKind::Unsupported => continue,
+            ParamKind::Context | ParamKind::ResourceUri | ParamKind::Unsupported => continue,
         }
         if param.serde.flatten.is_some() {
             cx.error_at(
@@ -356,9 +471,28 @@ pub fn icons_json(icons: &[Icon]) -> Option<String> {
     Some(out)
 }
 
+/// A resource's `annotations` as JSON text (MCP's names: `lastModified`); `None` without them.
+pub fn annotations_json(annotations: Option<&Annotations>) -> Option<String> {
+    let annotations = annotations?;
+    let mut fields: Vec<(&str, Json)> = Vec::new();
+    if let Some(audience) = &annotations.audience {
+        let roles = audience.iter().map(|role| Json::String(role.value.clone()));
+        fields.push(("audience", Json::Array(roles.collect())));
+    }
+    if let Some(priority) = &annotations.priority {
+        fields.push(("priority", Json::Number(priority.value.1.to_string())));
+    }
+    if let Some(last_modified) = &annotations.last_modified {
+        fields.push(("lastModified", Json::String(last_modified.value.clone())));
+    }
+    let mut out = String::new();
+    json::write_object(fields.iter().map(|(k, v)| (*k, v)), &mut out);
+    Some(out)
+}
+
 /// MCP `_meta` as JSON text; `None` without entries.
-pub fn meta_json(tool: &Tool) -> Option<String> {
-    let meta = &tool.attrs.meta;
+pub fn meta_json(item: &Item) -> Option<String> {
+    let meta = &item.attrs.meta;
     if meta.is_empty() {
         return None;
     }
@@ -384,7 +518,7 @@ mod tests {
             "x/",
             "dev.example.mcp/x",
         ] {
-            assert!(meta_key_problem(ok).is_none(), "{ok}");
+            assert!(meta_key_problem(ok, Kind::Tool).is_none(), "{ok}");
         }
         for bad in [
             "",
@@ -396,7 +530,7 @@ mod tests {
             "a/b/c",
             "/x",
         ] {
-            assert!(meta_key_problem(bad).is_some(), "{bad}");
+            assert!(meta_key_problem(bad, Kind::Tool).is_some(), "{bad}");
         }
         for reserved in [
             "io.modelcontextprotocol/x",
@@ -405,12 +539,14 @@ mod tests {
             "org.modelcontextprotocol.api/y",
         ] {
             assert!(
-                meta_key_problem(reserved).unwrap().contains("reserved"),
+                meta_key_problem(reserved, Kind::Tool)
+                    .unwrap()
+                    .contains("reserved"),
                 "{reserved}"
             );
         }
         assert!(
-            meta_key_problem("io.modelcontextprotocol/tasks")
+            meta_key_problem("io.modelcontextprotocol/tasks", Kind::Tool)
                 .unwrap()
                 .contains("#[tool(task)]")
         );
@@ -432,6 +568,34 @@ mod tests {
         assert!(src_problem("file:///a.png").is_some());
         assert!(src_problem("https://example.com/a b.png").is_some());
         assert!(src_problem(" ").is_some());
+    }
+
+    #[test]
+    fn timestamps_and_mime_types() {
+        for ok in [
+            "2025-01-12T15:00:58Z",
+            "2025-01-12T15:00:58.123Z",
+            "2025-01-12T15:00:58+01:00",
+            "2025-01-12t15:00:58-05:30",
+        ] {
+            assert!(is_timestamp(ok), "{ok}");
+        }
+        for bad in [
+            "2025-01-12",
+            "2025-01-12T15:00:58",
+            "2025-13-12T15:00:58Z",
+            "2025-01-12T25:00:58Z",
+            "2025-01-12T15:00:58.Z",
+            "2025-01-12T15:00:58+0100",
+            "yesterday",
+        ] {
+            assert!(!is_timestamp(bad), "{bad}");
+        }
+        assert!(mime_problem("text/markdown").is_none());
+        assert!(mime_problem("text/plain; charset=utf-8").is_none());
+        assert!(mime_problem("markdown").is_some());
+        assert!(mime_problem("text/").is_some());
+        assert!(mime_problem("text /plain").is_some());
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Every compile-time check on the syntax of a tool. Problems are collected in the `Ctxt` and all
-//! reported at once; each names the target that would refuse the tool and how to fix it.
+//! Every compile-time check on the syntax of a tool, and those a prompt's and a resource's
+//! function share with it (their own are in `strings`). Problems are collected in the `Ctxt`
+//! and all reported at once; each names the target that would refuse the item and how to fix it.
 
 use std::collections::HashMap;
 
@@ -7,7 +8,8 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, GenericParam, ImplItem, ReturnType, Type};
 
-use crate::ast::{self, NameSource, Param, ParamKind, ReceiverKind, Tool, ToolImpl};
+use crate::ast::{self, Item, NameSource, Param, ParamKind, ReceiverKind, ToolImpl};
+use crate::attr::Kind;
 use crate::ctxt::Ctxt;
 
 /// OpenAI rejects a function description over this many characters.
@@ -15,23 +17,28 @@ const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// OpenAI and Anthropic accept at most 64 characters in a tool name.
 const MAX_NAME_CHARS: usize = 64;
 
-/// Runs every check.
-pub fn check(cx: &Ctxt, tool: &Tool) {
-    check_signature(cx, tool);
-    check_name(cx, tool);
-    check_description(cx, tool);
-    check_params(cx, tool);
-    check_argument_docs(cx, tool);
-    crate::mcp_attrs::check(cx, tool);
+/// Runs every check of a tool, a prompt or a resource.
+pub fn check(cx: &Ctxt, item: &Item) {
+    check_signature(cx, item);
+    if item.kind == Kind::Tool {
+        check_name(cx, item);
+        check_description(cx, item);
+    }
+    check_params(cx, item);
+    check_argument_docs(cx, item);
+    crate::mcp_attrs::check(cx, item);
+    if item.kind != Kind::Tool {
+        crate::strings::check(cx, item);
+    }
 }
 
-/// Runs every check on a `#[tools]` block: its shape, each tool, and what the tools share.
+/// Runs every check on a `#[tools]` block: its shape, each item, and what the items share.
 pub fn check_impl(cx: &Ctxt, block: &ToolImpl) {
     check_impl_shape(cx, block);
-    for (_, tool) in &block.tools {
-        check(cx, tool);
+    for (_, item) in &block.items {
+        check(cx, item);
     }
-    check_distinct_tools(cx, block);
+    check_distinct_items(cx, block);
 }
 
 /// The block must be an inherent `impl` of one named, `'static` type: the tools hold the value
@@ -98,13 +105,14 @@ fn check_impl_shape(cx: &Ctxt, block: &ToolImpl) {
              types are named after it",
         );
     }
-    if block.tools.is_empty() {
+    if block.items.is_empty() {
         cx.error_at(
             proc_macro2::Span::call_site(),
             format!(
-                "#[tools] found no `#[tool]` method in this `impl` block: mark each method to \
-                 serve with #[tool] (a `#[tool]` written by a `macro_rules!` inside the block is \
-                 not seen: let the macro write the whole `#[tools] impl {self_ty}` block)"
+                "#[tools] found no `#[tool]`, `#[prompt]` or `#[resource]` method in this `impl` \
+                 block: mark each method to serve with one of them (an attribute written by a \
+                 `macro_rules!` inside the block is not seen: let the macro write the whole \
+                 `#[tools] impl {self_ty}` block)"
             ),
         );
     }
@@ -134,59 +142,98 @@ impl<'ast> syn::visit::Visit<'ast> for LifetimeFinder {
     }
 }
 
-/// Two tools of one block under one name would make `toolset()` fail at `build()`, and two of
-/// one type name would be two items of that name; both are known here, so they are errors here,
-/// at the second tool.
-fn check_distinct_tools(cx: &Ctxt, block: &ToolImpl) {
-    let mut names: HashMap<String, &Tool> = HashMap::new();
-    let mut types: HashMap<String, &Tool> = HashMap::new();
-    for (_, tool) in &block.tools {
-        let name = tool.wire_name();
-        if let Some(first) = names.get(&name) {
-            let span = tool
-                .attrs
-                .name
-                .as_ref()
-                .map_or_else(|| tool.func.sig.ident.span(), |given| given.span);
-            cx.error_at(
-                span,
-                format!(
-                    "the tool `{name}` is already in this block (the method `{}`), and a tool \
-                     set needs distinct names: rename one with #[tool(name = \"…\")]",
+/// Two tools (or two prompts) of one block under one name, or two resources at one URI, would
+/// make `toolset()` fail at `build()`, and two items of one type name would be two items of that
+/// name; both are known here, so they are errors here, at the second item.
+fn check_distinct_items(cx: &Ctxt, block: &ToolImpl) {
+    let mut names: HashMap<(Kind, String), &Item> = HashMap::new();
+    let mut types: HashMap<String, &Item> = HashMap::new();
+    for (_, item) in &block.items {
+        let noun = item.kind.name();
+        let (key, span) = match (&item.kind, &item.attrs.uri) {
+            (Kind::Resource, Some(uri)) => (uri.value.clone(), uri.span),
+            // Reported as missing by the resource's own checks.
+            (Kind::Resource, None) => (String::new(), item.func.sig.ident.span()),
+            _ => (
+                item.wire_name(),
+                item.attrs
+                    .name
+                    .as_ref()
+                    .map_or_else(|| item.func.sig.ident.span(), |given| given.span),
+            ),
+        };
+        let named = !(item.kind == Kind::Resource && key.is_empty());
+        if let Some(first) = names.get(&(item.kind, key.clone())).filter(|_| named) {
+            let message = match item.kind {
+                Kind::Resource => format!(
+                    "the URI `{key}` is already the resource of the method `{}` in this block, \
+                     and a client reads a resource by its URI: give one of them another `uri`",
                     first.func.sig.ident
                 ),
-            );
+                _ => format!(
+                    "the {noun} `{key}` is already in this block (the method `{}`), and a tool \
+                     set needs distinct names: rename one with #[{noun}(name = \"…\")]",
+                    first.func.sig.ident
+                ),
+            };
+            cx.error_at(span, message);
         } else {
-            names.insert(name, tool);
+            names.insert((item.kind, key), item);
         }
-        let type_ident = tool.type_ident();
+        let type_ident = item.type_ident();
         if let Some(first) = types.get(&type_ident.to_string()) {
+            let whose = if first.kind == item.kind {
+                format!(
+                    "the {noun}s of the methods `{}` and `{}`",
+                    first.func.sig.ident, item.func.sig.ident
+                )
+            } else {
+                format!(
+                    "the {} of the method `{}` and the {noun} of the method `{}`",
+                    first.kind.name(),
+                    first.func.sig.ident,
+                    item.func.sig.ident
+                )
+            };
             cx.error_spanned_by(
                 &type_ident,
                 format!(
-                    "the tools of the methods `{}` and `{}` would both have the type \
-                     `{type_ident}`: give one another #[tool(type_name = \"…\")]",
-                    first.func.sig.ident, tool.func.sig.ident
+                    "{whose} would both have the type `{type_ident}`: give one another \
+                     #[{noun}(type_name = \"…\")]"
                 ),
             );
         } else {
-            types.insert(type_ident.to_string(), tool);
+            types.insert(type_ident.to_string(), item);
         }
     }
 }
 
-fn check_signature(cx: &Ctxt, tool: &Tool) {
-    let sig = &tool.func.sig;
-    check_receiver(cx, tool);
+fn check_signature(cx: &Ctxt, item: &Item) {
+    let sig = &item.func.sig;
+    check_receiver(cx, item);
     if !sig.generics.params.is_empty() {
-        cx.error_spanned_by(
-            &sig.generics,
-            "a tool cannot be generic: its argument schema is fixed when the tool is listed; \
-             use concrete types",
-        );
+        let message = match item.kind {
+            Kind::Tool => {
+                "a tool cannot be generic: its argument schema is fixed when the tool \
+                           is listed; use concrete types"
+            }
+            Kind::Prompt => {
+                "a prompt cannot be generic: its arguments are fixed when it is \
+                             listed, and each is read from a string into one type; use concrete \
+                             types"
+            }
+            Kind::Resource => {
+                "a resource cannot be generic: its variables are read from the URI \
+                               into one type each; use concrete types"
+            }
+        };
+        cx.error_spanned_by(&sig.generics, message);
     }
+    // A prompt's or a resource's value is only converted (`IntoPromptReply`…), which an
+    // `impl Trait` allows; a tool's output schema is derived from the named type.
     if let ReturnType::Type(_, ty) = &sig.output
         && let Type::ImplTrait(_) = &**ty
+        && item.kind == Kind::Tool
     {
         cx.error_spanned_by(
             ty,
@@ -196,19 +243,22 @@ fn check_signature(cx: &Ctxt, tool: &Tool) {
     }
 }
 
-/// A method's tool holds the value in an `Arc` shared by every call, and calls run
+/// A method's item holds the value in an `Arc` shared by every call, and calls run
 /// concurrently: the method can borrow the value (`&self`) or take a clone of the `Arc`, nothing
 /// else. A function with a receiver under `#[tool]` alone is a method whose block lacks `#[tools]`.
-fn check_receiver(cx: &Ctxt, tool: &Tool) {
-    let Some(method) = &tool.method else {
-        if tool.func.sig.receiver().is_some() {
+fn check_receiver(cx: &Ctxt, item: &Item) {
+    let noun = item.kind.name();
+    let Some(method) = &item.method else {
+        if item.func.sig.receiver().is_some() {
             // Spanned at the attribute: what is missing goes beside it, on the `impl` block.
             cx.error_at(
                 proc_macro2::Span::call_site(),
-                "this method's `impl` block needs `#[tools]`: a `#[tool]` method is a tool of \
-                 the value its block is for, and `#[tools]` makes them (put `#[tools]`, from \
-                 `tooldef`, above the `impl`; then serve the value with \
-                 `Arc::new(value).toolset()`)",
+                format!(
+                    "this method's `impl` block needs `#[tools]`: a `#[{noun}]` method is a \
+                     {noun} of the value its block is for, and `#[tools]` makes them (put \
+                     `#[tools]`, from `tooldef`, above the `impl`; then serve the value with \
+                     `Arc::new(value).toolset()`)"
+                ),
             );
         }
         return;
@@ -216,24 +266,30 @@ fn check_receiver(cx: &Ctxt, tool: &Tool) {
     let ReceiverKind::Refused(receiver) = &method.receiver else {
         return;
     };
+    let (every, they) = match item.kind {
+        Kind::Tool => ("every tool of the block", "the tools"),
+        _ => (
+            "every tool, prompt and resource of the block",
+            "the block's tools, prompts and resources",
+        ),
+    };
     let message = match &*receiver.ty {
-        Type::Reference(reference) if reference.mutability.is_some() => {
-            "a tool method cannot take `&mut self`: every tool of the block shares one value and \
-             calls run concurrently, so no call can have it to itself; take `&self` and keep what \
-             changes behind interior mutability (an atomic, a `Mutex` or an `RwLock` field)"
-                .to_owned()
-        }
-        ty if ast::is_self(ty) => "a tool method cannot take `self` by value: every call uses \
-             the one value the tools share (in an `Arc`), so none can consume it; take `&self`, \
-             or `self: Arc<Self>` to keep it beyond the call (to spawn a task, say)"
-            .to_owned(),
-        Type::Path(path) if ast::pointer_to_self(&path.path, "Box") => {
-            "a tool method cannot take `self: Box<Self>`: the tools share the value in an `Arc`, \
+        Type::Reference(reference) if reference.mutability.is_some() => format!(
+            "a {noun} method cannot take `&mut self`: {every} shares one value and calls run \
+             concurrently, so no call can have it to itself; take `&self` and keep what changes \
+             behind interior mutability (an atomic, a `Mutex` or an `RwLock` field)"
+        ),
+        ty if ast::is_self(ty) => format!(
+            "a {noun} method cannot take `self` by value: every call uses the one value {they} \
+             share (in an `Arc`), so none can consume it; take `&self`, or `self: Arc<Self>` to \
+             keep it beyond the call (to spawn a task, say)"
+        ),
+        Type::Path(path) if ast::pointer_to_self(&path.path, "Box") => format!(
+            "a {noun} method cannot take `self: Box<Self>`: {they} share the value in an `Arc`, \
              which cannot become a `Box`; take `&self`, or `self: Arc<Self>`"
-                .to_owned()
-        }
+        ),
         ty => format!(
-            "a tool method takes `&self` or `self: Arc<Self>`: the tools share the value in an \
+            "a {noun} method takes `&self` or `self: Arc<Self>`: {they} share the value in an \
              `Arc`, and `{}` cannot be made from one",
             ast::as_written(ty)
         ),
@@ -241,7 +297,7 @@ fn check_receiver(cx: &Ctxt, tool: &Tool) {
     cx.error_spanned_by(receiver, message);
 }
 
-fn check_name(cx: &Ctxt, tool: &Tool) {
+fn check_name(cx: &Ctxt, tool: &Item) {
     let name = tool.wire_name();
     let Some(why) = name_problem(&name) else {
         return;
@@ -290,7 +346,7 @@ fn name_problem(name: &str) -> Option<String> {
     None
 }
 
-fn check_description(cx: &Ctxt, tool: &Tool) {
+fn check_description(cx: &Ctxt, tool: &Item) {
     match (&tool.attrs.description, &tool.docs.description) {
         (None, None) => cx.error_spanned_by(
             &tool.func.sig.ident,
@@ -317,20 +373,21 @@ fn check_description_length(cx: &Ctxt, description: &str, span: proc_macro2::Spa
     }
 }
 
-fn check_params(cx: &Ctxt, tool: &Tool) {
+fn check_params(cx: &Ctxt, item: &Item) {
     let mut read_names: HashMap<String, (&Param, NameSource)> = HashMap::new();
-    let whole: Vec<&Param> = tool
+    let whole: Vec<&Param> = item
         .params
         .iter()
         .filter(|p| matches!(p.kind, ParamKind::WholeStruct(_)))
         .collect();
-    if !whole.is_empty() {
+    if !whole.is_empty() && item.kind == Kind::Tool {
         // Context parameters are not arguments: they go with the whole struct as with fields.
-        for param in tool
-            .params
-            .iter()
-            .filter(|p| !matches!(p.kind, ParamKind::WholeStruct(_) | ParamKind::Context))
-        {
+        for param in item.params.iter().filter(|p| {
+            !matches!(
+                p.kind,
+                ParamKind::WholeStruct(_) | ParamKind::Context | ParamKind::ResourceUri
+            )
+        }) {
             cx.error_spanned_by(
                 &param.pat,
                 "a tool that takes its arguments as a whole struct (`Args<T>`) cannot also take \
@@ -345,19 +402,44 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
         }
     }
 
-    for param in &tool.params {
+    let noun = item.kind.name();
+    for param in &item.params {
         if let Type::ImplTrait(_) = &param.ty {
+            let why = match item.kind {
+                Kind::Tool => "its schema is generated from a concrete type",
+                Kind::Prompt | Kind::Resource => {
+                    "it is read from a string into a concrete type, with `FromStr`"
+                }
+            };
             cx.error_spanned_by(
                 &param.ty,
-                "a tool parameter cannot be `impl Trait`: its schema is generated from a \
-                 concrete type; name the type",
+                format!("a {noun} parameter cannot be `impl Trait`: {why}; name the type"),
             );
         }
         match &param.kind {
-            ParamKind::Unsupported => cx.error_spanned_by(
-                &param.pat,
-                "a tool parameter must be a plain name (`city: String`), or the whole-struct \
-                 form (`Args(args): Args<SearchArgs>`); destructure inside the function",
+            ParamKind::Unsupported => {
+                let message = match item.kind {
+                    Kind::Tool => "a tool parameter must be a plain name (`city: String`), or \
+                                   the whole-struct form (`Args(args): Args<SearchArgs>`); \
+                                   destructure inside the function"
+                        .to_owned(),
+                    _ => format!(
+                        "a {noun} parameter must be a plain name (`city: String`): its name is \
+                         the name of the {}; destructure inside the function",
+                        argument_word(item.kind)
+                    ),
+                };
+                cx.error_spanned_by(&param.pat, message);
+            }
+            ParamKind::WholeStruct(inner) if item.kind != Kind::Tool => cx.error_spanned_by(
+                &param.ty,
+                format!(
+                    "`Args<T>` is a tool's whole argument object, read from JSON; a {noun} \
+                     takes each {} as a parameter of its own, read from a string: take the \
+                     fields of `{}` as parameters",
+                    argument_word(item.kind),
+                    ast::as_written(inner)
+                ),
             ),
             ParamKind::WholeStruct(_) => {
                 for (present, key) in [
@@ -379,12 +461,26 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                         );
                     }
                 }
+                check_no_completion(cx, param);
             }
             ParamKind::Field(_) => {
-                check_argument_type(cx, &param.ty);
-                check_option_default(cx, param);
+                if item.kind == Kind::Tool {
+                    check_argument_type(cx, &param.ty);
+                    check_no_completion(cx, param);
+                }
+                check_option_default(cx, item.kind, param);
             }
-            ParamKind::Context => check_context_param(cx, param),
+            ParamKind::Context => check_context_param(cx, item.kind, param, "a context parameter"),
+            ParamKind::ResourceUri if item.kind == Kind::Resource => {
+                check_context_param(cx, item.kind, param, "the `ResourceUri` parameter");
+            }
+            ParamKind::ResourceUri => cx.error_spanned_by(
+                &param.ty,
+                format!(
+                    "`ResourceUri` is the URI a resource is read at, given only to a \
+                     #[resource] function; a {noun} is not read at a URI: remove this parameter"
+                ),
+            ),
         }
         if let (Some(_), Some(described)) = (&param.doc, &param.arg.description) {
             cx.error_at(
@@ -393,7 +489,28 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
                  keep one",
             );
         }
-        check_names(cx, param, &mut read_names);
+        check_names(cx, item.kind, param, &mut read_names);
+    }
+}
+
+/// What the parameters of a tool, a prompt or a resource are, in messages.
+pub(crate) fn argument_word(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Tool | Kind::Prompt => "argument",
+        Kind::Resource => "template variable",
+    }
+}
+
+/// `#[arg(complete)]` on a tool's parameter: the model writes a tool's arguments, and MCP's
+/// completion is for what a user types into a prompt's argument or a template's variable.
+fn check_no_completion(cx: &Ctxt, param: &Param) {
+    if let Some(complete) = &param.arg.complete {
+        cx.error_at(
+            complete.span,
+            "`complete` names the function that completes a prompt's argument or a resource \
+             template's variable as a user types it (MCP `completion/complete`); a tool's \
+             arguments are written by the model, which completion does not serve: remove it",
+        );
     }
 }
 
@@ -403,6 +520,7 @@ fn check_params(cx: &Ctxt, tool: &Tool) {
 /// them, so every call would fail.
 fn check_names<'p>(
     cx: &Ctxt,
+    kind: Kind,
     param: &'p Param,
     read_names: &mut HashMap<String, (&'p Param, NameSource)>,
 ) {
@@ -441,8 +559,13 @@ fn check_names<'p>(
                  #[arg(rename = \"…\")]"
             )
         } else {
+            let (what, once) = match kind {
+                Kind::Tool => ("argument", "the model can send it only once"),
+                Kind::Prompt => ("argument", "a client can send it only once"),
+                Kind::Resource => ("template variable", "a URI holds it only once"),
+            };
             format!(
-                "{both} would both be the argument `{name}`: the model can send it only once, so \
+                "{both} would both be the {what} `{name}`: {once}, so \
                  one of them could never be filled; give one of them another name with \
                  #[arg(rename = \"…\")]"
             )
@@ -470,7 +593,7 @@ pub(crate) fn pat_name(param: &Param) -> String {
 
 /// `#[arg(default = Some(…))]` on an `Option<T>` parameter: `null` is read as absent, so the
 /// default would apply whenever the model sends nothing, and `None` could never be chosen.
-fn check_option_default(cx: &Ctxt, param: &Param) {
+fn check_option_default(cx: &Ctxt, kind: Kind, param: &Param) {
     let Some(Some(expr)) = param.arg.default.as_ref().map(|d| &d.value) else {
         return;
     };
@@ -483,13 +606,20 @@ fn check_option_default(cx: &Ctxt, param: &Param) {
     let name = pat_name(param);
     let inner_ty = crate::ast::as_written(inner_ty);
     let inner_expr = crate::ast::as_written(inner_expr);
+    let why = match kind {
+        Kind::Tool => {
+            "tooldef reads a `null` argument as absent, so this default would apply whenever the \
+             model sends no value"
+        }
+        Kind::Prompt => "this default would apply whenever the client leaves the argument out",
+        Kind::Resource => "this default would apply whenever the URI leaves the variable out",
+    };
     cx.error_spanned_by(
         expr,
         format!(
-            "a default of `Some(…)` makes `None` unreachable: tooldef reads a `null` argument as \
-             absent, so this default would apply whenever the model sends no value; take \
-             `{name}: {inner_ty}` with #[arg(default = {inner_expr})], or drop the default so \
-             that an absent argument is `None`"
+            "a default of `Some(…)` makes `None` unreachable: {why}; take `{name}: {inner_ty}` \
+             with #[arg(default = {inner_expr})], or drop the default so that an absent \
+             argument is `None`"
         ),
     );
 }
@@ -571,7 +701,26 @@ impl<'ast> syn::visit::Visit<'ast> for TraitObjectFinder {
 
 /// A context parameter is filled by the server and never seen by the model, so what would
 /// describe it to the model has nowhere to go.
-fn check_context_param(cx: &Ctxt, param: &Param) {
+fn check_context_param(cx: &Ctxt, kind: Kind, param: &Param, what: &str) {
+    let (from, shown) = match kind {
+        Kind::Tool => (
+            "the model's arguments, and is not part of the schema",
+            "is not shown to the model",
+        ),
+        Kind::Prompt => (
+            "the prompt's arguments, and is not one of them",
+            "is not shown to the client",
+        ),
+        Kind::Resource => (
+            "the URI's variables, and is not one of them",
+            "is not shown to the client",
+        ),
+    };
+    let filled = if what == "a context parameter" {
+        "it is filled from the call's context (`CallContext`)"
+    } else {
+        "it is filled with the URI read"
+    };
     for (span, key) in [
         (param.arg.default.as_ref().map(|d| d.span), "default"),
         (param.arg.rename.as_ref().map(|r| r.span), "rename"),
@@ -581,37 +730,39 @@ fn check_context_param(cx: &Ctxt, param: &Param) {
         ),
         (param.arg.deprecated.as_ref().map(|d| d.span), "deprecated"),
         (param.arg.header.as_ref().map(|h| h.span), "header"),
+        (param.arg.complete.as_ref().map(|c| c.span), "complete"),
     ] {
         if let Some(span) = span {
             cx.error_at(
                 span,
-                format!(
-                    "`{key}` does not apply to a context parameter: it is filled from the call's \
-                     context (`CallContext`), not from the model's arguments, and is not part of \
-                     the schema"
-                ),
+                format!("`{key}` does not apply to {what}: {filled}, not from {from}"),
             );
         }
     }
     if let Some(doc_span) = param.doc_span {
         cx.error_at(
             doc_span,
-            "a context parameter is not shown to the model, so its doc comment would go nowhere: \
-             use a `//` comment",
+            format!("{what} {shown}, so its doc comment would go nowhere: use a `//` comment"),
         );
     }
     for attr in &param.forwarded {
-        cx.error_spanned_by(
-            attr,
-            "a context parameter is not part of the schema, so schemars and serde attributes \
-             have no effect on it: remove this attribute",
-        );
+        let message = match kind {
+            Kind::Tool => "a context parameter is not part of the schema, so schemars and serde \
+                           attributes have no effect on it: remove this attribute"
+                .to_owned(),
+            _ => format!(
+                "{what} is not read from the {}s, so this attribute has no effect on it: \
+                 remove it",
+                argument_word(kind)
+            ),
+        };
+        cx.error_spanned_by(attr, message);
     }
 }
 
 /// Every entry of the `# Arguments` section must name a parameter, and a parameter is documented
 /// in one place only: a doc that names nothing would otherwise be silently lost.
-fn check_argument_docs(cx: &Ctxt, tool: &Tool) {
+fn check_argument_docs(cx: &Ctxt, tool: &Item) {
     for entry in &tool.docs.arguments {
         let param = tool.params.iter().find(|p| match &p.kind {
             ParamKind::Field(ident) => crate::ast::unraw(ident) == entry.name,

@@ -1,13 +1,18 @@
-//! What the code `#[tool]` generates needs from this crate. Not public API.
+//! What the code `#[tool]`, `#[prompt]` and `#[resource]` generate needs from this crate. Not
+//! public API.
 
 pub use schemars;
 pub use serde;
 pub use serde_json;
 
+use std::future::Future;
 use std::marker::PhantomData;
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
+
+use crate::completion::{CompletionRequest, Completions, IntoCompletions};
+use crate::string_args::{StringArgError, StringArgs};
 
 use crate::portable::{
     MapsAreNotPortable, ReferencesAreNotPortable, TuplesAreNotPortable, WideIntegersAreNotPortable,
@@ -248,6 +253,36 @@ pub const fn assert_method_tool_type<
 >() {
 }
 
+/// [`IsTheToolType`] for a prompt's type (`#[prompt]`), whose name is the function's (or the
+/// block's type and the method's) in UpperCamelCase.
+#[diagnostic::on_unimplemented(
+    message = "`#[prompt]` cannot name this prompt's type `{Self}`: the module already has an item of that name",
+    label = "the prompt's type would be `{Self}`",
+    note = "name the prompt's type otherwise with `#[prompt(type_name = \"…\")]` (by default it is the function's name in UpperCamelCase, after the block's type for a method of a `#[tools]` block), or rename the other item"
+)]
+pub trait IsThePromptType<Generated: ?Sized> {}
+impl<T: ?Sized> IsThePromptType<T> for T {}
+
+/// Compile-time check that `Named`, the prompt type's name where the function is, is `Generated`.
+pub const fn assert_prompt_type<Named: IsThePromptType<Generated> + ?Sized, Generated: ?Sized>() {}
+
+/// [`IsTheToolType`] for a resource's type (`#[resource]`).
+#[diagnostic::on_unimplemented(
+    message = "`#[resource]` cannot name this resource's type `{Self}`: the module already has an item of that name",
+    label = "the resource's type would be `{Self}`",
+    note = "name the resource's type otherwise with `#[resource(type_name = \"…\")]` (by default it is the function's name in UpperCamelCase, after the block's type for a method of a `#[tools]` block), or rename the other item"
+)]
+pub trait IsTheResourceType<Generated: ?Sized> {}
+impl<T: ?Sized> IsTheResourceType<T> for T {}
+
+/// Compile-time check that `Named`, the resource type's name where the function is, is
+/// `Generated`.
+pub const fn assert_resource_type<
+    Named: IsTheResourceType<Generated> + ?Sized,
+    Generated: ?Sized,
+>() {
+}
+
 /// A tool's error is shown to the model, so it must be displayable.
 #[diagnostic::on_unimplemented(
     message = "a tool's error type `{Self}` must implement `Display`",
@@ -267,6 +302,233 @@ impl<T: std::fmt::Display + ?Sized> ToolErrorDisplay for T {
 /// A tool's error as the message shown to the model.
 pub fn error_message<E: ToolErrorDisplay + ?Sized>(error: &E) -> String {
     error.tool_error_message()
+}
+
+/// What `#[prompt]` knows of a prompt's definition when it expands.
+#[derive(Debug)]
+pub struct PromptParts<'a> {
+    /// The name.
+    pub name: &'static str,
+    /// `#[prompt(title = "…")]`.
+    pub title: Option<&'static str>,
+    /// The doc comment or `#[prompt(description = "…")]`.
+    pub description: Option<&'static str>,
+    /// One per parameter that is not context, in order.
+    pub arguments: &'a [PromptArgumentParts],
+    /// `icon`s, as the JSON text of MCP's `icons` array.
+    pub icons: Option<&'static str>,
+    /// `meta(…)`, as the JSON text of MCP's `_meta` object.
+    pub meta: Option<&'static str>,
+}
+
+/// One argument of a `#[prompt]`.
+#[derive(Debug)]
+pub struct PromptArgumentParts {
+    /// Its name (the parameter's, or `#[arg(rename)]`).
+    pub name: &'static str,
+    /// The parameter's doc comment or `#[arg(description)]`.
+    pub description: Option<&'static str>,
+    /// Neither an `Option` nor defaulted.
+    pub required: bool,
+}
+
+/// A prompt's definition, made once in `cell` (one function for every prompt, as
+/// [`definition`] is for tools).
+pub fn prompt_definition(
+    cell: &'static std::sync::OnceLock<crate::PromptDefinition>,
+    parts: &PromptParts<'_>,
+) -> &'static crate::PromptDefinition {
+    cell.get_or_init(|| {
+        let mut definition = crate::PromptDefinition::new(parts.name);
+        if let Some(title) = parts.title {
+            definition = definition.with_title(title);
+        }
+        if let Some(description) = parts.description {
+            definition = definition.with_description(description);
+        }
+        for argument in parts.arguments {
+            let mut made =
+                crate::PromptArgument::new(argument.name).with_required(argument.required);
+            if let Some(description) = argument.description {
+                made = made.with_description(description);
+            }
+            definition = definition.with_argument(made);
+        }
+        if let Some(icons) = parts.icons {
+            definition = definition.with_icons(macro_json(icons));
+        }
+        if let Some(serde_json::Value::Object(meta)) = parts.meta.map(macro_json) {
+            definition = definition.with_meta(meta);
+        }
+        definition
+    })
+}
+
+/// What `#[resource]` knows of a resource's definition when it expands.
+#[derive(Debug)]
+pub struct ResourceParts {
+    /// The fixed URI, or the template.
+    pub uri: &'static str,
+    /// Whether `uri` is a template (it has a `{`); the macro has parsed it.
+    pub template: bool,
+    /// The name.
+    pub name: &'static str,
+    /// `title = "…"`.
+    pub title: Option<&'static str>,
+    /// The doc comment or `description = "…"`.
+    pub description: Option<&'static str>,
+    /// `mime_type = "…"`.
+    pub mime_type: Option<&'static str>,
+    /// `size = …`, in bytes.
+    pub size: Option<u64>,
+    /// `annotations(…)`, as the JSON text of MCP's `annotations`.
+    pub annotations: Option<&'static str>,
+    /// `icon`s, as the JSON text of MCP's `icons` array.
+    pub icons: Option<&'static str>,
+    /// `meta(…)`, as the JSON text of MCP's `_meta` object.
+    pub meta: Option<&'static str>,
+}
+
+/// A resource's definition, made once in `cell`.
+pub fn resource_definition(
+    cell: &'static std::sync::OnceLock<crate::ResourceDefinition>,
+    parts: &ResourceParts,
+) -> &'static crate::ResourceDefinition {
+    cell.get_or_init(|| {
+        let mut definition = if parts.template {
+            crate::ResourceDefinition::template(parts.uri, parts.name)
+                .expect("#[resource] parses its template with the same grammar")
+        } else {
+            crate::ResourceDefinition::fixed(parts.uri, parts.name)
+        };
+        if let Some(title) = parts.title {
+            definition = definition.with_title(title);
+        }
+        if let Some(description) = parts.description {
+            definition = definition.with_description(description);
+        }
+        if let Some(mime_type) = parts.mime_type {
+            definition = definition.with_mime_type(mime_type);
+        }
+        if let Some(size) = parts.size {
+            definition = definition.with_size(size);
+        }
+        if let Some(annotations) = parts.annotations {
+            definition = definition.with_annotations(macro_json(annotations));
+        }
+        if let Some(icons) = parts.icons {
+            definition = definition.with_icons(macro_json(icons));
+        }
+        if let Some(serde_json::Value::Object(meta)) = parts.meta.map(macro_json) {
+            definition = definition.with_meta(meta);
+        }
+        definition
+    })
+}
+
+/// A type a prompt's argument or a URI template's variable can be read into: any `FromStr`
+/// type whose error can be shown. `#[prompt]` and `#[resource]` read each parameter through it,
+/// spanned at the parameter's type, so that a type that cannot be read is this message, there.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be read from a string, and prompt arguments and URI template variables arrive as strings",
+    label = "`{Self}` does not implement `FromStr` (with an error that implements `Display`)",
+    note = "each parameter is read from its string with `FromStr` (a `String` as it is): take a `String` and parse it in the function, or implement `FromStr` for `{Self}`"
+)]
+pub trait StringArgument: Sized {
+    /// The argument `name`, read and taken out of `arguments`, if it was given.
+    fn take_from(arguments: &mut StringArgs, name: &str) -> Result<Option<Self>, StringArgError>;
+}
+
+impl<T: std::str::FromStr> StringArgument for T
+where
+    T::Err: std::fmt::Display,
+{
+    fn take_from(arguments: &mut StringArgs, name: &str) -> Result<Option<T>, StringArgError> {
+        arguments.take_optional(name)
+    }
+}
+
+/// The required argument `name`.
+pub fn required_argument<T: StringArgument>(
+    arguments: &mut StringArgs,
+    name: &str,
+) -> Result<T, StringArgError> {
+    T::take_from(arguments, name)?.ok_or_else(|| StringArgError::Missing {
+        name: name.to_owned(),
+    })
+}
+
+/// The argument `name`, if it was given.
+pub fn optional_argument<T: StringArgument>(
+    arguments: &mut StringArgs,
+    name: &str,
+) -> Result<Option<T>, StringArgError> {
+    T::take_from(arguments, name)
+}
+
+/// The first of `arguments` that is none of `known`: a client's misspelt argument is its
+/// error, as a tool's unknown argument is, rather than a value silently dropped.
+pub fn no_other_arguments(arguments: &StringArgs, known: &[&str]) -> Result<(), StringArgError> {
+    match arguments.iter().find(|(name, _)| !known.contains(name)) {
+        Some((name, _)) => Err(StringArgError::Unknown {
+            name: name.to_owned(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The marker of a completion function that takes `&CompletionRequest` and answers at once.
+pub enum SyncCompletion {}
+/// The marker of an `async` completion function that takes the `CompletionRequest`.
+pub enum AsyncCompletion {}
+
+/// A function named by `#[arg(complete = …)]`: `fn(&CompletionRequest) -> impl
+/// IntoCompletions` or `async fn(CompletionRequest) -> impl IntoCompletions`. The marker `M`
+/// tells the two apart, as axum's `Handler<T>` tells handlers of different extractors apart,
+/// so that one bound takes both.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot complete an argument",
+    label = "not a completion function",
+    note = "a completion function is `fn(&CompletionRequest) -> T` or `async fn(CompletionRequest) -> T`, where `T` is a `Vec<String>`, a `Vec<&str>`, `Completions`, or a `Result` of one whose error implements `Display`"
+)]
+pub trait CompletionFn<M> {
+    /// Calls the function.
+    fn call(self, request: CompletionRequest) -> CompletionFuture;
+}
+
+/// What a completion function gives, boxed: a future whose type does not depend on the
+/// function's bound, so that a function that is not one is a single error, at its name.
+pub type CompletionFuture =
+    std::pin::Pin<Box<dyn Future<Output = Result<Completions, String>> + Send>>;
+
+impl<F, R> CompletionFn<SyncCompletion> for F
+where
+    F: FnOnce(&CompletionRequest) -> R,
+    R: IntoCompletions,
+{
+    fn call(self, request: CompletionRequest) -> CompletionFuture {
+        Box::pin(std::future::ready(self(&request).into_completions()))
+    }
+}
+
+impl<F, Fut> CompletionFn<AsyncCompletion> for F
+where
+    F: FnOnce(CompletionRequest) -> Fut,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoCompletions,
+{
+    fn call(self, request: CompletionRequest) -> CompletionFuture {
+        let completing = self(request);
+        Box::pin(async move { completing.await.into_completions() })
+    }
+}
+
+/// The completions `function` gives for `request`.
+pub fn complete<M, F: CompletionFn<M>>(
+    function: F,
+    request: CompletionRequest,
+) -> CompletionFuture {
+    function.call(request)
 }
 
 /// Whether two tool names are equal, in a `const` context.

@@ -97,6 +97,11 @@ impl Completions {
 }
 
 /// What a completion function may return.
+#[diagnostic::on_unimplemented(
+    message = "a completion function cannot return `{Self}`",
+    label = "not a list of suggestions",
+    note = "return a `Vec<String>`, a `Vec<&str>`, `Completions`, or a `Result` of one whose error implements `Display`"
+)]
 pub trait IntoCompletions {
     /// The completions, or the message the client reads.
     fn into_completions(self) -> Result<Completions, String>;

@@ -78,12 +78,12 @@ pub use prompt::{
 };
 pub use resource::{
     Address, IntoResourceContents, Resource, ResourceBody, ResourceContents, ResourceDefinition,
-    ResourceError, TemplateError, UriTemplate,
+    ResourceError, ResourceUri, TemplateError, UriTemplate,
 };
 pub use string_args::{StringArgError, StringArgs};
 pub use target::{Target, UnknownTarget};
 pub use tool::{
     Args, RecursionPolicy, Tool, ToolAnnotations, ToolDefinition, ToolDefinitionBuilder,
 };
-pub use tooldef_macros::{Elicitable, Portable, tool, tools, toolset};
+pub use tooldef_macros::{Elicitable, Portable, prompt, resource, tool, tools, toolset};
 pub use toolset::{Listing, ToolSet, ToolSetBuilder};

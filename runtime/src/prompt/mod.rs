@@ -326,6 +326,11 @@ impl PromptReply {
 
 /// What a `#[prompt]` function may return: text (one user message), a message, messages, a
 /// [`PromptReply`], or a `Result` of one whose error the client reads.
+#[diagnostic::on_unimplemented(
+    message = "a prompt cannot return `{Self}`: it is not a prompt's messages",
+    label = "not text, a `PromptMessage`, a `Vec<PromptMessage>` or a `PromptReply`",
+    note = "return a `String` (one user message), a `PromptMessage`, a `Vec<PromptMessage>`, a `PromptReply`, or a `Result` of one whose error implements `Display`"
+)]
 pub trait IntoPromptReply {
     /// The reply, or the prompt's own error message.
     fn into_prompt_reply(self) -> Result<PromptReply, String>;

@@ -74,6 +74,59 @@ pub trait Resource: Send + Sync + 'static {
     }
 }
 
+/// The URI a resource is read at, given to a `#[resource]` function that takes a parameter of
+/// this type (a template's function learns the URI's parts from its variables; this is the
+/// whole of it, as the client sent it).
+///
+/// ```
+/// use tooldef::{ResourceUri, resource};
+///
+/// /// Any file under `/srv/files`.
+/// #[resource(uri = "file:///srv/files/{+path}", mime_type = "text/plain")]
+/// fn file(path: String, uri: ResourceUri) -> String {
+///     format!("{uri} is {path}")
+/// }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ResourceUri(String);
+
+impl ResourceUri {
+    /// The URI `uri`.
+    pub fn new(uri: impl Into<String>) -> ResourceUri {
+        ResourceUri(uri.into())
+    }
+
+    /// The URI.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The URI, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+impl std::ops::Deref for ResourceUri {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for ResourceUri {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ResourceUri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Where a resource is: one URI, or every URI of a template.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Address {
@@ -317,6 +370,11 @@ impl From<ResourceContents> for Content {
 /// What a `#[resource]` function may return: text (`String`, `&'static str`), bytes
 /// (`Vec<u8>`), [`ResourceContents`] or several, or a `Result` of one whose error the client
 /// reads. Text and bytes are given the URI read and the resource's MIME type.
+#[diagnostic::on_unimplemented(
+    message = "a resource cannot return `{Self}`: it is not a resource's contents",
+    label = "not text, bytes or `ResourceContents`",
+    note = "return a `String` or `&'static str` (text), a `Vec<u8>` (bytes), `ResourceContents` or a `Vec` of them, or a `Result` of one whose error implements `Display`"
+)]
 pub trait IntoResourceContents {
     /// The contents read from `uri`, or the function's own error message.
     fn into_contents(
