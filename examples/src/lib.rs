@@ -6,3 +6,4 @@ pub mod conformance;
 pub mod conformance_schema;
 pub mod mcp_features;
 pub mod showcase;
+pub mod travel_desk;

@@ -100,10 +100,13 @@ pub fn regional_price(
     format!("{product} costs 10 EUR in {region}")
 }
 
-/// `builder` with the tools of this module added.
+/// `builder` with the tools of this module added, and the travel desk's prompts, resources and
+/// note-taking tool ([`crate::travel_desk`]).
 pub fn add_to(builder: ToolSetBuilder) -> ToolSetBuilder {
-    builder
+    let builder = builder
         .tool(DeleteFiles)
         .tool(BuildReport)
-        .tool(RegionalPrice)
+        .tool(RegionalPrice);
+    // Prompts, resources and completion: the rest of what an MCP server serves.
+    crate::travel_desk::add_to(builder)
 }
