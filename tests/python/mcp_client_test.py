@@ -125,9 +125,10 @@ VALID_CALLS = {
     "cancel_booking": {"reference": "BK-h1-2"},
 }
 
-# The showcase's 9, the test tools' 2 (--test-tools), the MCP features' (--mcp-features).
+# The showcase's 9, the test tools' 2 (--test-tools), the MCP features' 4 (--mcp-features,
+# with the travel desk's prompts and resources).
 SERVER_ARGS = ["--test-tools", "--mcp-features"]
-TOOL_COUNT = 14
+TOOL_COUNT = 15
 
 checks = 0
 
@@ -258,8 +259,54 @@ async def exercise(session, era):
     result = await session.call_tool("regional_price", {"region": "eu-west", "product": "p1"})
     check(text_of(result) == "p1 costs 10 EUR in eu-west", text_of(result))
 
+    await prompts_and_resources(session)
+
     result = await session.call_tool("get_server_time", {})
     check(not field(result, "isError"), "the server stopped serving")
+
+
+async def prompts_and_resources(session):
+    """The travel desk's prompts, resources and completions, through the SDK's own models."""
+    prompts = {prompt.name: prompt for prompt in (await session.list_prompts()).prompts}
+    check(sorted(prompts) == ["cancellation_help", "plan_trip"], f"prompts: {sorted(prompts)}")
+    plan = prompts["plan_trip"]
+    check(plan.title == "Plan a trip", f"title: {plan.title}")
+    arguments = [(a.name, a.required) for a in plan.arguments]
+    check(arguments == [("city", True), ("days", False)], f"arguments: {arguments}")
+    got = await session.get_prompt("plan_trip", {"city": "Lisbon", "days": "5"})
+    check([m.role for m in got.messages] == ["user", "assistant"], f"roles: {got.messages}")
+    check(got.messages[0].content.text.startswith("Plan a 5-day trip to Lisbon."), got.messages[0].content.text)
+    help = await session.get_prompt("cancellation_help", {})
+    embedded = help.messages[1].content
+    check(embedded.type == "resource" and str(embedded.resource.uri) == "travel://rules/cancellations", f"{embedded}")
+    try:
+        await session.get_prompt("plan_trip", {"city": "Lisbon", "days": "five"})
+        check(False, "days=five accepted")
+    except Exception as error:  # the SDK raises McpError
+        check(getattr(error, "error", None) is not None and error.error.code == -32602, f"days=five: {error!r}")
+        check('argument `days`: "five" is not valid here' in str(error), str(error))
+
+    resources = (await session.list_resources()).resources
+    check([str(r.uri) for r in resources] == ["travel://airports"], f"resources: {resources}")
+    check(field(resources[0], "mimeType") == "application/json", f"{resources[0]}")
+    templates = field(await session.list_resource_templates(), "resourceTemplates")
+    uris = [field(t, "uriTemplate") for t in templates]
+    check(uris == ["travel://guides/{city}", "travel://maps/{city}.png"], f"{templates}")
+    read = await session.read_resource("travel://guides/Porto")
+    check(read.contents[0].text.startswith("# Porto"), f"{read.contents}")
+    check(field(read.contents[0], "mimeType") == "text/markdown", f"{read.contents}")
+    read = await session.read_resource("travel://maps/Lyon.png")
+    check(read.contents[0].blob == "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==", f"{read.contents}")
+
+    completed = await session.complete(
+        types.PromptReference(type="ref/prompt", name="plan_trip"), {"name": "city", "value": "Lo"}
+    )
+    check(completed.completion.values == ["London"], f"completion: {completed.completion}")
+    completed = await session.complete(
+        types.ResourceTemplateReference(type="ref/resource", uri="travel://guides/{city}"),
+        {"name": "city", "value": "p"},
+    )
+    check(completed.completion.values == ["Paris", "Porto"], f"completion: {completed.completion}")
 
 
 async def lowlevel(streams):

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, Prompt as RmcpPrompt, ReadResourceResult,
-    Reference, Resource as RmcpResource, ResourceTemplate as RmcpTemplate,
+    ListResourceTemplatesResult, ListResourcesResult, Prompt as RmcpPrompt, PromptMessage,
+    ReadResourceResult, Reference, Resource as RmcpResource, ResourceContents as RmcpContents,
+    ResourceTemplate as RmcpTemplate,
 };
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
@@ -159,11 +160,22 @@ pub(super) async fn get_prompt(
         .get_prompt(name, arguments, context)
         .await
         .map_err(prompt_error)?;
-    serde_json::from_value(reply.to_mcp()).map_err(|err| {
-        ErrorData::internal_error(
-            format!("prompt `{name}` made a message rmcp cannot send: {err}"),
-            None,
-        )
+    let messages = reply
+        .messages
+        .iter()
+        .map(|message| serde_json::from_value::<PromptMessage>(message.to_mcp()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| {
+            ErrorData::internal_error(
+                format!("prompt `{name}` made a message rmcp cannot send: {err}"),
+                None,
+            )
+        })?;
+    // rmcp's constructor marks the result `complete`, which MCP 2026-07-28 requires.
+    let result = GetPromptResult::new(messages);
+    Ok(match reply.description {
+        Some(description) => result.with_description(description),
+        None => result,
     })
 }
 
@@ -194,16 +206,16 @@ pub(super) async fn read_resource(
         .map_err(resource_error)?;
     let contents = contents
         .iter()
-        .map(crate::ResourceContents::to_mcp)
-        .collect();
-    serde_json::from_value(serde_json::json!({ "contents": Value::Array(contents) })).map_err(
-        |err| {
+        .map(|contents| serde_json::from_value::<RmcpContents>(contents.to_mcp()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| {
             ErrorData::internal_error(
                 format!("`{uri}` gave contents rmcp cannot send: {err}"),
                 None,
             )
-        },
-    )
+        })?;
+    // As for prompts: rmcp's constructor marks the result `complete`.
+    Ok(ReadResourceResult::new(contents))
 }
 
 fn resource_error(error: ResourceError) -> ErrorData {
