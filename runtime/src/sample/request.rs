@@ -6,6 +6,7 @@ use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
 use super::{SampleError, SampleFeatures};
+use crate::targets::{McpOutputRules, TargetTool};
 use crate::{
     Content, ListError, Role, SchemaError, Target, ToolDefinition, ToolError, ToolOutput, ToolSet,
 };
@@ -501,6 +502,32 @@ impl ToolUse {
             input,
         }
     }
+
+    /// Runs the call on `tools` (those offered with [`SampleTool::all_of`]) and gives its
+    /// result for the model: the output, or the error in the words the model reads.
+    pub async fn run(&self, tools: &ToolSet) -> ToolResult {
+        let outcome = tools
+            .call(&self.name, Value::Object(self.input.clone()))
+            .await;
+        let output_schema = tools
+            .definition(&self.name)
+            .and_then(|definition| definition.render(Target::Mcp).ok())
+            .and_then(|rendering| match &rendering.tool {
+                TargetTool::Mcp(tool) => tool.output_schema.clone(),
+                _ => None,
+            });
+        match outcome {
+            Ok(output) => ToolResult {
+                tool_use_id: self.id.clone(),
+                content: output.content,
+                structured: output.structured.map(|value| {
+                    McpOutputRules::ObjectOnly.structured_content(output_schema.as_ref(), value)
+                }),
+                is_error: false,
+            },
+            Err(error) => ToolResult::error(self.id.clone(), error.to_string()),
+        }
+    }
 }
 
 /// What a tool gave back, for the model: the answer to a [`ToolUse`].
@@ -518,12 +545,16 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    /// A tool's output.
+    /// A tool's output. Structured content that is not an object is sent as
+    /// `{"result": value}`, the form every MCP version takes (MCP 2025-11-25 takes objects
+    /// only), as the output schemas of [`SampleTool::from_definition`] say.
     pub fn new(tool_use_id: impl Into<String>, output: ToolOutput) -> ToolResult {
         ToolResult {
             tool_use_id: tool_use_id.into(),
             content: output.content,
-            structured: output.structured,
+            structured: output
+                .structured
+                .map(|value| McpOutputRules::ObjectOnly.structured_content(None, value)),
             is_error: false,
         }
     }
@@ -588,22 +619,34 @@ impl SampleTool {
         Ok(SampleTool(tool))
     }
 
-    /// A tooldef tool, as its MCP rendering (`Add.definition()`, say).
+    /// A tooldef tool, as its MCP rendering (`Add.definition()`, say), its output schema in the
+    /// form every MCP version takes (an object; a tool returning another value says
+    /// `{"result": value}`, as [`McpOutputRules::ObjectOnly`] writes it), since the request may
+    /// go to a client of MCP 2025-11-25.
     pub fn from_definition(definition: &ToolDefinition) -> Result<SampleTool, SchemaError> {
         let Value::Object(tool) = definition.to_json(Target::Mcp)? else {
             unreachable!("an MCP rendering is an object")
         };
-        Ok(SampleTool(tool))
+        Ok(SampleTool::object_outputs(tool))
     }
 
-    /// Every tool of `tools`, as their MCP renderings: run the model's calls with
-    /// [`ToolSet::call`](crate::ToolSet::call) and answer with [`ToolResult::from_outcome`].
+    /// Every tool of `tools`, as [`from_definition`](SampleTool::from_definition) gives
+    /// each: run the model's calls with [`ToolUse::run`].
     pub fn all_of(tools: &ToolSet) -> Result<Vec<SampleTool>, ListError> {
         Ok(tools
             .list(Target::Mcp)?
             .iter()
-            .filter_map(|tool| tool.as_object().cloned().map(SampleTool))
+            .filter_map(|tool| tool.as_object().cloned().map(SampleTool::object_outputs))
             .collect())
+    }
+
+    fn object_outputs(mut tool: Map<String, Value>) -> SampleTool {
+        if let Some(Value::Object(schema)) = tool.get_mut("outputSchema") {
+            *schema = McpOutputRules::ObjectOnly
+                .output_schema(schema)
+                .into_owned();
+        }
+        SampleTool(tool)
     }
 
     /// The tool's name.
