@@ -2,5 +2,6 @@
 #![deny(missing_docs)]
 
 pub mod batch;
+pub mod conformance_asking;
 pub mod mcp_features;
 pub mod showcase;
