@@ -4,6 +4,7 @@
 //! cargo run --example mcp_server                             # stdio
 //! cargo run --example mcp_server -- --test-tools             # plus `crash` (panics) and `sleep`, for tests
 //! cargo run --example mcp_server -- --mcp-features           # plus tools that ask the user, run as tasks, carry icons
+//! cargo run --example mcp_server -- --conformance-asking     # plus the conformance suite's sampling and elicitation tools
 //! cargo run --example mcp_server -- --http 127.0.0.1:8000    # Streamable HTTP at http://127.0.0.1:8000/mcp
 //! MCP_BEARER_TOKEN=secret cargo run --example mcp_server -- --http 127.0.0.1:0 --stateless
 //! ```
@@ -20,7 +21,7 @@ use clap::Parser;
 use rmcp::ServiceExt;
 use tooldef::mcp::{HttpOptions, HttpOptionsError, McpServer};
 use tooldef::{CancellationToken, ToolSet, tool};
-use tooldef_examples::{mcp_features, showcase};
+use tooldef_examples::{conformance_asking, mcp_features, showcase};
 
 /// Serve the showcase's tools over MCP: stdio by default, Streamable HTTP with --http.
 #[derive(Debug, Parser)]
@@ -34,6 +35,11 @@ struct Options {
     /// `_meta` and an argument sent as an HTTP header.
     #[arg(long)]
     mcp_features: bool,
+    /// Also serve the official MCP conformance suite's tools that ask the client:
+    /// `test_sampling` (its model), `test_elicitation`, `test_elicitation_sep1034_defaults` and
+    /// `test_elicitation_sep1330_enums` (its user).
+    #[arg(long)]
+    conformance_asking: bool,
     /// Serve MCP's Streamable HTTP transport on ADDR (e.g. 127.0.0.1:8000; port 0 picks a free
     /// one) instead of stdio.
     #[arg(long, value_name = "ADDR")]
@@ -77,13 +83,17 @@ async fn sleep(
     format!("slept {millis} ms")
 }
 
-/// The tools served: the showcase's, and the test tools and the MCP features' when asked for.
-fn tools(test_tools: bool, mcp_features: bool) -> ToolSet {
+/// The tools served: the showcase's, and the test tools, the MCP features' and the
+/// conformance suite's when asked for.
+fn tools(options: &Options) -> ToolSet {
     let mut builder = showcase::toolset_builder();
-    if mcp_features {
+    if options.mcp_features {
         builder = mcp_features::add_to(builder);
     }
-    let builder = if test_tools {
+    if options.conformance_asking {
+        builder = conformance_asking::register(builder);
+    }
+    let builder = if options.test_tools {
         builder
             .tool(Crash)
             .tool_with_timeout(Sleep, Duration::from_secs(1))
@@ -98,7 +108,7 @@ fn tools(test_tools: bool, mcp_features: bool) -> ToolSet {
 #[tokio::main]
 async fn main() -> ExitCode {
     let options = Options::parse();
-    let tools = tools(options.test_tools, options.mcp_features);
+    let tools = tools(&options);
     let count = tools.len();
     let server = McpServer::new(tools)
         .with_name("tooldef-showcase", env!("CARGO_PKG_VERSION"))

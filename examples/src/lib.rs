@@ -4,6 +4,7 @@
 pub mod batch;
 pub mod conformance;
 pub mod conformance_schema;
+pub mod conformance_asking;
 pub mod mcp_features;
 pub mod showcase;
 pub mod travel_desk;

@@ -734,7 +734,7 @@ pub fn unraw(ident: &Ident) -> String {
     s.strip_prefix("r#").map(str::to_owned).unwrap_or(s)
 }
 
-/// `State<T>`, `CallContext`, `CancellationToken`, `Progress`, `ClientLog` and `Elicit` are context without
+/// `State<T>`, `CallContext`, `CancellationToken`, `Progress`, `ClientLog`, `Elicit` and `Sample` are context without
 /// being marked (as axum's extractors are known by their types).
 fn is_context_type(ty: &Type) -> bool {
     /// tooldef's own context types that take no type arguments.
@@ -744,6 +744,7 @@ fn is_context_type(ty: &Type) -> bool {
         "Progress",
         "ClientLog",
         "Elicit",
+        "Sample",
     ];
     let Type::Path(path) = ty else { return false };
     path.path.segments.last().is_some_and(|last| {

@@ -47,6 +47,8 @@ use serde_json::{Map, Value};
 
 use crate::context::{CallContext, ContextError, FromCallContext};
 
+mod form;
+
 /// The future an [`ElicitHandler`] returns (boxed, so that handlers can be trait objects).
 pub type ElicitFuture<'a> =
     Pin<Box<dyn Future<Output = Result<ElicitAnswer, ElicitError>> + Send + 'a>>;
@@ -100,6 +102,11 @@ pub enum ElicitError {
     /// The question could not be asked or answered (the connection failed, say).
     #[error("asking the user failed: {0}")]
     Failed(String),
+    /// The form's type says something an MCP form cannot carry (an `examples`, say, or
+    /// `enumNames` that do not name every choice): a mistake in the tool, which
+    /// [`Elicitable::form`] shows in a test before any user is asked.
+    #[error("the form cannot be shown: {0}")]
+    InvalidForm(String),
 }
 
 impl From<ElicitError> for String {
@@ -179,7 +186,7 @@ impl Elicit {
         let full = full_schema::<T>();
         let request = ElicitRequest {
             message: message.into(),
-            schema: form(&full),
+            schema: form::form(&full).map_err(ElicitError::InvalidForm)?,
         };
         match handler.elicit(request).await? {
             ElicitAnswer::Accept(values) => read_answer(&full, values),
@@ -213,12 +220,6 @@ impl FromCallContext for Elicit {
     }
 }
 
-/// The form `Elicit::ask::<T>` shows.
-#[cfg(all(test, feature = "mcp"))]
-pub(crate) fn form_of<T: schemars::JsonSchema>() -> Map<String, Value> {
-    form(&full_schema::<T>())
-}
-
 /// `T`'s schema with every subschema inline (a form has no `$defs`).
 fn full_schema<T: schemars::JsonSchema>() -> Value {
     let mut settings = SchemaSettings::draft2020_12();
@@ -227,124 +228,6 @@ fn full_schema<T: schemars::JsonSchema>() -> Value {
         .into_generator()
         .into_root_schema_for::<T>()
         .to_value()
-}
-
-/// The keywords MCP's `PrimitiveSchemaDefinition`s take, beside `type`.
-const FORM_KEYWORDS: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "enum",
-    "oneOf",
-    "items",
-    "minItems",
-    "maxItems",
-];
-
-/// The string formats MCP elicitation takes.
-const FORM_FORMATS: &[&str] = &["email", "uri", "date", "date-time"];
-
-/// The form MCP's `requestedSchema` takes from `T`'s schema: an object of primitive
-/// properties, each with MCP's keywords only. What it leaves out is still checked when the
-/// answer comes ([`read_answer`]).
-fn form(full: &Value) -> Map<String, Value> {
-    let mut form = Map::new();
-    form.insert("type".into(), "object".into());
-    for key in ["title", "description"] {
-        if let Some(value) = full.get(key) {
-            form.insert(key.into(), value.clone());
-        }
-    }
-    let properties: Map<String, Value> = full
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .map(|(name, schema)| (name.clone(), Value::Object(field(schema))))
-        .collect();
-    form.insert("properties".into(), Value::Object(properties));
-    if let Some(required) = full.get("required") {
-        form.insert("required".into(), required.clone());
-    }
-    form
-}
-
-/// One property of the form: an `Option`'s `null` left out (absent is how a form says none),
-/// a unit enum's variants with their docs as titles.
-fn field(schema: &Value) -> Map<String, Value> {
-    let Some(schema) = schema.as_object() else {
-        return Map::new();
-    };
-    // `Option<Enum>`: `anyOf: [the enum, {"type": "null"}]`.
-    if let Some(Value::Array(branches)) = schema.get("anyOf") {
-        let mut kept = branches
-            .iter()
-            .filter(|branch| branch.get("type") != Some(&Value::from("null")));
-        if let (Some(only), None) = (kept.next(), kept.next()) {
-            let mut inner = field(only);
-            for key in ["title", "description", "default"] {
-                if let Some(value) = schema.get(key) {
-                    inner.insert(key.into(), value.clone());
-                }
-            }
-            return inner;
-        }
-    }
-    let mut out = Map::new();
-    let type_ = match schema.get("type") {
-        Some(Value::Array(types)) => types.iter().find(|t| *t != "null").cloned(),
-        other => other.cloned(),
-    };
-    // A unit enum with docs on its variants: `oneOf: [{"const", "description"}, …]`.
-    let one_of = schema
-        .get("oneOf")
-        .and_then(Value::as_array)
-        .map(|branches| {
-            branches
-                .iter()
-                .map(|branch| {
-                    let mut choice = Map::new();
-                    if let Some(value) = branch.get("const") {
-                        choice.insert("const".into(), value.clone());
-                    }
-                    let title = branch.get("description").or_else(|| branch.get("const"));
-                    if let Some(title) = title {
-                        choice.insert("title".into(), title.clone());
-                    }
-                    Value::Object(choice)
-                })
-                .collect::<Vec<_>>()
-        });
-    out.insert("type".into(), type_.unwrap_or_else(|| "string".into()));
-    for key in FORM_KEYWORDS {
-        match (*key, schema.get(*key)) {
-            ("oneOf", _) => {}
-            ("items", Some(items)) => {
-                out.insert("items".into(), Value::Object(field(items)));
-            }
-            ("enum", Some(Value::Array(values))) => {
-                let values: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
-                out.insert("enum".into(), Value::Array(values));
-            }
-            (key, Some(value)) => {
-                out.insert(key.into(), value.clone());
-            }
-            (_, None) => {}
-        }
-    }
-    if let Some(one_of) = one_of {
-        out.insert("oneOf".into(), Value::Array(one_of));
-    }
-    if let Some(format) = schema.get("format").and_then(Value::as_str)
-        && FORM_FORMATS.contains(&format)
-    {
-        out.insert("format".into(), format.into());
-    }
-    out
 }
 
 /// The user's values checked against `T`'s whole schema, then read as a `T`.
@@ -376,7 +259,44 @@ fn read_answer<T: DeserializeOwned>(
     label = "not `Elicitable`",
     note = "derive `tooldef::Elicitable` on it: a struct of named fields, each a string, a number, an integer, a boolean or an enum of strings (MCP elicitation shows a flat form)"
 )]
-pub trait Elicitable: DeserializeOwned + schemars::JsonSchema {}
+pub trait Elicitable: DeserializeOwned + schemars::JsonSchema {
+    /// The form [`Elicit::ask`] shows for this type (MCP's `requestedSchema`), or what in the
+    /// type a form cannot carry ([`ElicitError::InvalidForm`]). Call it in a test to see the
+    /// form before any user does:
+    ///
+    /// ```
+    /// use tooldef::Elicitable;
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
+    /// struct Size {
+    ///     /// Centimetres across.
+    ///     #[serde(default = "thirty")]
+    ///     #[schemars(range(min = 20, max = 50))]
+    ///     width: u8,
+    /// }
+    /// fn thirty() -> u8 {
+    ///     30
+    /// }
+    ///
+    /// let form = Size::form().unwrap();
+    /// assert_eq!(
+    ///     form["properties"]["width"],
+    ///     serde_json::json!({
+    ///         "type": "integer",
+    ///         "description": "Centimetres across.",
+    ///         "minimum": 20,
+    ///         "maximum": 50,
+    ///         "default": 30
+    ///     })
+    /// );
+    /// ```
+    fn form() -> Result<Map<String, Value>, ElicitError>
+    where
+        Self: Sized,
+    {
+        form::form(&full_schema::<Self>()).map_err(ElicitError::InvalidForm)
+    }
+}
 
 /// A field an elicitation form can show: a string, a number, an integer, a boolean, an enum of
 /// unit variants (which `#[derive(Elicitable)]` makes one), an `Option` of one (a field the user
@@ -447,7 +367,7 @@ mod tests {
     #[test]
     fn the_form_is_flat_with_mcps_keywords() {
         assert_eq!(
-            Value::Object(form(&full_schema::<Order>())),
+            Value::Object(<Order as crate::Elicitable>::form().unwrap()),
             json!({
                 "type": "object",
                 "title": "Order",

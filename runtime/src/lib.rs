@@ -46,6 +46,7 @@ mod registry;
 pub mod report;
 mod resource;
 mod restore;
+mod sample;
 mod schema;
 mod string_args;
 mod target;
@@ -79,6 +80,11 @@ pub use prompt::{
 pub use resource::{
     Address, IntoResourceContents, Resource, ResourceBody, ResourceContents, ResourceDefinition,
     ResourceError, ResourceUri, TemplateError, UriTemplate,
+};
+pub use sample::{
+    IncludeContext, ModelPreferences, Sample, SampleContent, SampleError, SampleFeatures,
+    SampleFuture, SampleHandler, SampleMessage, SampleReply, SampleRequest, SampleTool, StopReason,
+    ToolChoice, ToolResult, ToolUse,
 };
 pub use string_args::{StringArgError, StringArgs};
 pub use target::{Target, UnknownTarget};

@@ -846,13 +846,15 @@ impl McpServer {
     /// `tools/call`: the call's context carries the request's id, cancellation, peer and
     /// `_meta`, a [`Progress`] that reports to the client when the request has a
     /// `progressToken`, a [`ClientLog`](crate::ClientLog) named after the tool, and an
-    /// [`Elicit`](crate::Elicit) that asks the client's user in the way its protocol version
-    /// does: `elicitation/create` on a 2025-11-25 session, an `input_required` result and the
-    /// client's retry for 2026-07-28 (see [`INPUT_WAIT`]). A `#[tool(task)]` tool called by a
-    /// client that declares the `io.modelcontextprotocol/tasks` extension runs as a task: the
-    /// answer is the task, which the client polls (`tasks/get`), answers (`tasks/update`) and
-    /// may cancel (`tasks/cancel`). The structured content is in the form the request's
-    /// protocol version takes ([`McpOutputRules`]).
+    /// [`Elicit`](crate::Elicit) and a [`Sample`](crate::Sample) that ask the client's user and
+    /// model in the way its protocol version does: `elicitation/create` and
+    /// `sampling/createMessage` on a 2025-11-25 session, an `input_required` result and the
+    /// client's retry for 2026-07-28 (see [`INPUT_WAIT`]), each only if the client declares
+    /// the capability. A `#[tool(task)]` tool called by a client that declares the
+    /// `io.modelcontextprotocol/tasks` extension runs as a task: the answer is the task, which
+    /// the client polls (`tasks/get`), answers (`tasks/update`) and may cancel
+    /// (`tasks/cancel`). The structured content is in the form the request's protocol version
+    /// takes ([`McpOutputRules`]).
     pub async fn call(
         &self,
         request: CallToolRequestParams,
@@ -865,7 +867,6 @@ impl McpServer {
         let (progress, log) =
             notify::for_call(&context, modern, &self.inner.log_levels, &request.name);
         let takes = asking::ClientTakes::of(&context, modern);
-        let forms = takes.forms;
         let RequestMetaObject(meta) = std::mem::take(&mut context.meta);
         let base = CallContext::new()
             .with_call_id(context.id.to_string())
@@ -881,7 +882,7 @@ impl McpServer {
             .is_some_and(|definition| definition.runs_as_task())
             && takes.tasks;
         if as_task {
-            let task = self.start_task(tools, name, arguments, base, forms, rules);
+            let task = self.start_task(tools, name, arguments, base, takes, rules);
             return Ok(CallToolResponse::Task(task));
         }
         if modern {
@@ -890,7 +891,7 @@ impl McpServer {
                 tool: name.clone(),
                 arguments,
                 context: base,
-                forms,
+                takes,
                 request_state: request.request_state,
                 input_responses: request.input_responses,
             };
@@ -902,9 +903,8 @@ impl McpServer {
                 Err(error) => call_tool_error(error).map(CallToolResponse::from),
             };
         }
-        let call = base
-            .with_cancellation(context.ct)
-            .with_elicit(asking::over_session(context.peer, forms));
+        let session = Arc::new(asking::Session(context.peer));
+        let call = asking::install(base.with_cancellation(context.ct), session, takes);
         let outcome = tools.call_with(&name, arguments, call).await;
         finish(&tools, &name, rules, outcome).map(CallToolResponse::from)
     }
@@ -919,7 +919,7 @@ impl McpServer {
         name: String,
         arguments: Value,
         base: CallContext,
-        forms: bool,
+        takes: asking::ClientTakes,
         rules: McpOutputRules,
     ) -> CreateTaskResult {
         let ttl = u64::try_from(self.inner.task_ttl.as_millis()).unwrap_or(u64::MAX);
@@ -940,10 +940,9 @@ impl McpServer {
                             .await;
                     }
                 });
-                let call = base
-                    .with_cancellation(stop.clone())
-                    .with_progress(progress)
-                    .with_elicit(asking::in_task(task.clone(), forms));
+                let call = base.with_cancellation(stop.clone()).with_progress(progress);
+                let channel = Arc::new(asking::InTask::new(task.clone()));
+                let call = asking::install(call, channel, takes);
                 tokio::select! {
                     outcome = tools.call_with(&name, arguments, call) => {
                         finish(&tools, &name, rules, outcome).map_err(TaskExit::Error)

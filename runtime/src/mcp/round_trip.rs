@@ -1,9 +1,11 @@
 //! MCP 2026-07-28's results that ask for more input (SEP-2322), for a tool that asks the user
-//! mid-call ([`Elicit`](crate::Elicit)).
+//! ([`Elicit`](crate::Elicit)) or the client's model ([`Sample`](crate::Sample)) mid-call.
 //!
-//! MCP 2026-07-28 has no server-to-client requests: a call whose tool asks a question is
-//! answered with an `input_required` result holding the question and a `requestState`, and the
-//! client sends the call again with the answer (`inputResponses`) and that state. The tool is
+//! MCP 2026-07-28 has no server-to-client requests: a call whose tool asks a question (or
+//! samples) is answered with an `input_required` result holding the request and a
+//! `requestState`, and the client sends the call again with the answer (`inputResponses`) and
+//! that state. Both kinds of request go through one [`Channel`](asking::Channel), the
+//! [`Asker`] here. The tool is
 //! not run again: its future is parked under the state (a random handle, bound to the tool's
 //! name and arguments), and the retry hands it the answer and polls it on to what it does next,
 //! the result or another question. So code before `ask` runs once, as with a 2025-11-25 client.
@@ -21,16 +23,13 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
-use rmcp::model::{ElicitRequestParams, InputRequests, InputRequiredResult};
+use rmcp::model::{InputRequest, InputRequests, InputRequiredResult};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::asking::{self, Keys};
-use crate::{
-    CallContext, Elicit, ElicitError, ElicitFuture, ElicitHandler, ElicitRequest, ToolError,
-    ToolOutput, ToolSet,
-};
+use super::asking::{self, Channel, ClientTakes, Failure, Keys, Kind};
+use crate::{CallContext, ToolError, ToolOutput, ToolSet};
 
 /// How long a parked call waits for the client's retry before it is stopped.
 pub const INPUT_WAIT: Duration = Duration::from_secs(600);
@@ -38,10 +37,10 @@ pub const INPUT_WAIT: Duration = Duration::from_secs(600);
 /// How many calls may wait at once; beyond, the one parked longest is stopped.
 const MAX_PARKED: usize = 1024;
 
-/// A question the tool asked, on its way to the client.
+/// A request the tool made, on its way to the client.
 struct Asked {
     key: String,
-    request: ElicitRequestParams,
+    request: InputRequest,
     answer: oneshot::Sender<Value>,
 }
 
@@ -88,10 +87,11 @@ pub(super) struct Call {
     pub tools: ToolSet,
     pub tool: String,
     pub arguments: Value,
-    /// The call's context, less its cancellation and its `Elicit`, which are this module's.
+    /// The call's context, less its cancellation, `Elicit` and `Sample`, which are this
+    /// module's.
     pub context: CallContext,
-    /// Whether the client shows forms (its capabilities in this request).
-    pub forms: bool,
+    /// What the client takes (its capabilities in this request).
+    pub takes: ClientTakes,
     pub request_state: Option<String>,
     pub input_responses: Option<rmcp::model::InputResponses>,
 }
@@ -110,7 +110,7 @@ impl RoundTrips {
             tool,
             arguments,
             context,
-            forms,
+            takes,
             request_state,
             input_responses,
         } = call;
@@ -135,17 +135,14 @@ impl RoundTrips {
             }
             None => {
                 let (ask, questions) = mpsc::unbounded_channel();
-                let elicit = if forms {
-                    Elicit::new(Asker {
-                        ask,
-                        answers: Mutex::new(answers.into_iter().collect()),
-                        keys: Keys::default(),
-                    })
-                } else {
-                    Elicit::unsupported()
+                let asker = Asker {
+                    ask,
+                    answers: Mutex::new(answers.into_iter().collect()),
+                    keys: Keys::default(),
                 };
                 let stop = CancellationToken::new();
-                let context = context.with_cancellation(stop.clone()).with_elicit(elicit);
+                let context = context.with_cancellation(stop.clone());
+                let context = asking::install(context, std::sync::Arc::new(asker), takes);
                 let (name, given) = (tool.clone(), arguments.clone());
                 Running {
                     call: Box::pin(async move { tools.call_with(&name, given, context).await }),
@@ -179,10 +176,7 @@ impl RoundTrips {
     fn park(&self, tool: String, arguments: Value, running: Running, waiting: Asked) -> Round {
         let state = handle();
         let mut requests = InputRequests::new();
-        requests.insert(
-            waiting.key.clone(),
-            asking::input_request(waiting.request.clone()),
-        );
+        requests.insert(waiting.key.clone(), waiting.request.clone());
         let mut parked = self.parked.lock().unwrap_or_else(PoisonError::into_inner);
         parked.retain(|_, call| call.since.elapsed() < INPUT_WAIT);
         if parked.len() >= MAX_PARKED
@@ -217,41 +211,37 @@ impl RoundTrips {
     }
 }
 
-/// A call's questions: sent to the round that polls the call, unless the retry that started it
+/// A call's requests: sent to the round that polls the call, unless the retry that started it
 /// came with their answers (a state this server did not know).
 struct Asker {
     ask: mpsc::UnboundedSender<Asked>,
-    /// The answers the retry came with, by key, taken as the questions are asked again.
+    /// The answers the retry came with, by key, taken as the requests are made again.
     answers: Mutex<BTreeMap<String, Value>>,
     keys: Keys,
 }
 
-impl ElicitHandler for Asker {
-    fn elicit(&self, question: ElicitRequest) -> ElicitFuture<'_> {
+impl Channel for Asker {
+    fn send(&self, kind: Kind, request: InputRequest) -> BoxFuture<'_, Result<Value, Failure>> {
         Box::pin(async move {
-            let key = self.keys.next();
-            let request = asking::form_request(question)?;
+            let key = self.keys.next(kind);
             let given = self
                 .answers
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .remove(&key);
-            let answer = match given {
-                Some(answer) => answer,
-                None => {
-                    let (answer, answered) = oneshot::channel();
-                    self.ask
-                        .send(Asked {
-                            key,
-                            request,
-                            answer,
-                        })
-                        .map_err(|_| ElicitError::Failed("the call has ended".into()))?;
-                    // Dropped unanswered: the client did not come back in time.
-                    answered.await.map_err(|_| ElicitError::TimedOut)?
-                }
-            };
-            asking::answer_value(answer)
+            if let Some(answer) = given {
+                return Ok(answer);
+            }
+            let (answer, answered) = oneshot::channel();
+            self.ask
+                .send(Asked {
+                    key,
+                    request,
+                    answer,
+                })
+                .map_err(|_| Failure::Failed("the call has ended".into()))?;
+            // Dropped unanswered: the client did not come back in time.
+            answered.await.map_err(|_| Failure::TimedOut)
         })
     }
 }
