@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use clap::Parser;
 use tooldef::ToolSet;
 use tooldef::mcp::{HttpOptions, McpServer};
-use tooldef_examples::conformance;
+use tooldef_examples::{conformance, conformance_asking};
 
 /// Serve the conformance suite's tools, prompts and resources over Streamable HTTP.
 #[derive(Parser)]
@@ -30,7 +30,8 @@ struct Options {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = Options::parse();
-    let set: ToolSet = conformance::register(ToolSet::builder()).build()?;
+    let builder = conformance::register(ToolSet::builder());
+    let set: ToolSet = conformance_asking::register(builder).build()?;
     let server = McpServer::new(set)
         .with_name("tooldef-conformance", env!("CARGO_PKG_VERSION"))
         .with_instructions("The MCP conformance suite's server, written with tooldef");
