@@ -7,6 +7,8 @@
 //                    `structuredContent.city` is CITY
 //   call-error TEXT  exit 5 (the CLI's "tool error"); `result.isError` true, a text block
 //                    mentions TEXT; the error envelope on stderr says `tool_is_error`
+//   says TEXT        exit 0; stdout is one JSON document whose text holds TEXT (prompts,
+//                    resources, completions)
 //   error CODE       a non-zero exit; the error envelope (the last JSON line on stderr) has
 //                    `error.code` CODE (`tool_not_found`, `auth_required`, ...)
 //
@@ -63,6 +65,13 @@ switch (expectation) {
       if (tool.inputSchema?.type !== "object") fail(`${tool.name}: inputSchema is not an object schema`);
     }
     console.log(`${tools.length} tools: ${names.join(", ")}`);
+    break;
+  }
+  case "says": {
+    if (exit !== 0) fail("the run failed");
+    const text = JSON.stringify(printed());
+    if (!text.includes(arg)) fail(`the result does not say ${JSON.stringify(arg)}`);
+    console.log(`the result says ${JSON.stringify(arg)}`);
     break;
   }
   case "call-ok": {

@@ -231,6 +231,25 @@ suite() {
 
 suite stdio "$server" --test-tools -- "$server"
 
+# offered LABEL TARGET...: the travel desk's prompts, resources and completions (--mcp-features).
+offered() {
+  local label=$1
+  shift
+  check "$label, prompts/list" says '"plan_trip"' -- "$@" -q --method prompts/list
+  check "$label, prompts/get plan_trip" says "Plan a 2-day trip to Lisbon." -- "$@" -q \
+    --method prompts/get --prompt-name plan_trip --prompt-args city=Lisbon days=2
+  check "$label, resources/list" says "travel://airports" -- "$@" -q --method resources/list
+  check "$label, resources/templates/list" says "travel://guides/{city}" -- "$@" -q \
+    --method resources/templates/list
+  check "$label, resources/read a template's URI" says "# Porto" -- "$@" -q \
+    --method resources/read --uri travel://guides/Porto
+  # Completion is not among the Inspector CLI's methods (2.x refuses `prompts/complete` as
+  # unsupported in --cli mode): the Python SDK, rmcp's client and the conformance suite check it.
+}
+
+offered stdio "$server" --mcp-features
+offered "stdio, 2026-07-28" "$server" --mcp-features --protocol-era modern
+
 if "$server" --help 2>&1 | grep -q -- "--http"; then
   token="tooldef-$RANDOM$RANDOM"
   bearer=(--header "Authorization: Bearer $token")
@@ -242,6 +261,8 @@ if "$server" --help 2>&1 | grep -q -- "--http"; then
   check "http, no bearer token" error auth_required -- "$with_url" -q --stored-auth-only --method tools/list
   check "http, wrong bearer token" error auth_required -- "$with_url" -q --stored-auth-only \
     --header "Authorization: Bearer not-$token" --method tools/list
+  start_http features --mcp-features --http 127.0.0.1:0 || die "cannot test over HTTP"
+  offered http "$URL"
   start_http stateless --test-tools --http 127.0.0.1:0 --stateless || die "cannot test over HTTP"
   check "http --stateless, tools/list" list 11 -- "$URL" -q --method tools/list
   check "http --stateless, get_weather" call-ok Lisbon -- "$URL" -q \
