@@ -208,6 +208,20 @@ pub struct CheckPortable<T: PortableArgument + ?Sized>(PhantomData<T>);
 /// `ElicitField`'s, at the field.
 pub struct CheckElicitField<T: crate::ElicitField + ?Sized>(PhantomData<T>);
 
+/// The check of a defaulted field of an `#[derive(Elicitable)]` form, called at the field's
+/// type: schemars writes the default into the form only for a type that implements
+/// `Serialize`, and leaves it out without a word otherwise.
+pub const fn assert_elicit_default<T: ElicitDefaultShown>() {}
+
+/// A type whose default schemars can write into a form.
+#[diagnostic::on_unimplemented(
+    message = "the default of a form's field of type `{Self}` cannot reach the form",
+    label = "`{Self}` does not implement `Serialize`",
+    note = "schemars writes a field's `#[serde(default)]` into the form (MCP's `default`, which the client fills in) only for a type that implements `Serialize`, and otherwise leaves it out without a word: derive `Serialize` on it, or drop the default"
+)]
+pub trait ElicitDefaultShown {}
+impl<T: serde::Serialize> ElicitDefaultShown for T {}
+
 /// A type that can be a tool argument: every [`Portable`](crate::Portable) type.
 pub trait PortableArgument {}
 impl<T: crate::Portable + ?Sized> PortableArgument for T {}

@@ -153,6 +153,11 @@ impl fmt::Debug for CallContext {
 pub struct State<T>(pub T);
 
 /// A type a tool parameter can be filled with from the [`CallContext`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not injected context, and the parameter is taken as context",
+    label = "taken as context by its type's name",
+    note = "`#[tool]` takes a parameter as context when it is marked `#[context]` or its type is named `State<…>`, `CallContext`, `CancellationToken`, `Progress`, `ClientLog`, `Elicit` or `Sample`; for an argument of a type of yours so named, import it under another name (`use crate::audio::Sample as AudioSample;`), and for context of your own, implement `FromCallContext`"
+)]
 pub trait FromCallContext: Sized {
     /// Extracts the value, or says what is missing.
     fn from_call_context(context: &CallContext) -> Result<Self, ContextError>;

@@ -1,40 +1,6 @@
 //! [`Elicit`]: a tool asks the user for structured input while it runs (MCP elicitation).
 //!
-//! A tool takes an `Elicit` parameter (injected context, not an argument) and asks with a type
-//! that derives [`Elicitable`](macro@crate::Elicitable):
-//!
-//! ```
-//! use tooldef::{Elicit, ElicitError, Elicitable, tool};
-//!
-//! #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
-//! struct Confirm {
-//!     /// Go ahead?
-//!     confirm: bool,
-//! }
-//!
-//! /// Delete the files of a folder.
-//! #[tool(destructive)]
-//! async fn delete_files(
-//!     /// The folder.
-//!     folder: String,
-//!     elicit: Elicit,
-//! ) -> Result<String, ElicitError> {
-//!     let answer: Confirm = elicit.ask(format!("Delete 3 files in {folder}?")).await?;
-//!     Ok(if answer.confirm { "deleted".into() } else { "kept".into() })
-//! }
-//! ```
-//!
-//! Where the question goes is the caller's business: an [`ElicitHandler`] installed in the
-//! call's context with [`CallContext::with_elicit`]. The MCP server (feature `mcp`) installs one
-//! per call: `elicitation/create` to clients of MCP 2025-11-25 and earlier, an `input_required`
-//! result and the client's retry for MCP 2026-07-28, `tasks/get`'s `inputRequests` inside a
-//! task. An application that runs a [`ToolSet`](crate::ToolSet) itself may install its own;
-//! without one, every question is answered [`ElicitError::Unsupported`], which the tool handles
-//! like a refusal.
-//!
-//! MCP elicitation shows a form: a flat object whose fields are strings, numbers, integers,
-//! booleans or enums of strings. `#[derive(Elicitable)]` refuses any other field at compile
-//! time, spanned at the field, so a question the client could not show does not compile.
+//! See [`Elicit`] and [`Elicitable`]; the form is made in `elicit/form.rs`.
 
 use std::fmt;
 use std::future::Future;
@@ -146,8 +112,47 @@ where
     }
 }
 
-/// A tool's way to ask the user, injected into a tool parameter of this type. See the
-/// [module](self) documentation.
+/// A tool's way to ask the user (MCP elicitation), injected into a tool parameter of this
+/// type.
+///
+/// A tool takes an `Elicit` parameter (injected context, not an argument) and asks with a type
+/// that derives [`Elicitable`](macro@crate::Elicitable):
+///
+/// ```
+/// use tooldef::{Elicit, ElicitError, Elicitable, tool};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
+/// struct Confirm {
+///     /// Go ahead?
+///     confirm: bool,
+/// }
+///
+/// /// Delete the files of a folder.
+/// #[tool(destructive)]
+/// async fn delete_files(
+///     /// The folder.
+///     folder: String,
+///     elicit: Elicit,
+/// ) -> Result<String, ElicitError> {
+///     let answer: Confirm = elicit.ask(format!("Delete 3 files in {folder}?")).await?;
+///     Ok(if answer.confirm { "deleted".into() } else { "kept".into() })
+/// }
+/// ```
+///
+/// Where the question goes is the caller's business: an [`ElicitHandler`] installed in the
+/// call's context with [`CallContext::with_elicit`]. The MCP server (feature `mcp`) installs one
+/// per call: `elicitation/create` to clients of MCP 2025-11-25 and earlier, an `input_required`
+/// result and the client's retry for MCP 2026-07-28, `tasks/get`'s `inputRequests` inside a
+/// task. An application that runs a [`ToolSet`](crate::ToolSet) itself may install its own;
+/// without one, every question is answered [`ElicitError::Unsupported`], which the tool handles
+/// like a refusal.
+///
+/// MCP elicitation shows a form: a flat object whose fields are strings, numbers, integers,
+/// booleans or enums of strings. `#[derive(Elicitable)]` refuses any other field at compile
+/// time, spanned at the field, so a question the client could not show does not compile.
+///
+/// Every shape of field MCP's form has (defaults, titled and untitled, single and multiple
+/// choices) is written with serde and schemars attributes: see [`Elicitable`].
 #[derive(Clone, Default)]
 pub struct Elicit {
     handler: Option<Arc<dyn ElicitHandler>>,
@@ -254,6 +259,78 @@ fn read_answer<T: DeserializeOwned>(
 /// A type a tool can ask the user for with [`Elicit::ask`]: a struct of named fields, each an
 /// [`ElicitField`]. Derive it with `#[derive(Elicitable)]` (beside `Deserialize` and
 /// `JsonSchema`), which checks every field at compile time.
+///
+/// # Every shape of field MCP has
+///
+/// What the author writes with serde and schemars reaches the form:
+///
+/// - a field's doc comment is its description, `#[schemars(title = "…")]` its title;
+///   `#[schemars(length(…))]`, `#[schemars(range(…))]`, `#[schemars(email)]`/`url` its bounds
+///   and format;
+/// - `#[serde(default = "…")]` (or `#[serde(default)]`) is its `default`, for strings, numbers,
+///   integers, booleans and choices alike (SEP-1034); its type implements `Serialize`, which
+///   schemars needs to write it (the derive says so otherwise);
+/// - an enum of unit variants is a choice: without doc comments an untitled one (`enum`); with
+///   doc comments or `#[schemars(title = "…")]` on its variants a titled one (`oneOf` of
+///   `{const, title}`, a variant without either titled by its value); with
+///   `#[schemars(extend("enumNames" = ["…", …]))]` on the enum the legacy titled one (`enum`
+///   with `enumNames`), and a `Vec` of it a multiple choice (`items.enum`, or `items.anyOf` of
+///   `{const, title}` when titled, `enumNames` included) (SEP-1330);
+/// - an `Option` is a field the user may leave empty.
+///
+/// ```
+/// use tooldef::Elicitable;
+///
+/// #[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema, Elicitable, Default)]
+/// #[serde(rename_all = "lowercase")]
+/// enum Size {
+///     /// Small, 30 cm
+///     #[default]
+///     Small,
+///     /// Large, 40 cm
+///     Large,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
+/// #[serde(rename_all = "lowercase")]
+/// #[schemars(extend("enumNames" = ["Mozzarella", "Black olives"]))]
+/// enum Topping {
+///     Cheese,
+///     Olives,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema, Elicitable)]
+/// struct Pizza {
+///     #[serde(default)]
+///     size: Size,
+///     toppings: Vec<Topping>,
+/// }
+///
+/// let form = serde_json::Value::Object(Pizza::form().unwrap());
+/// assert_eq!(
+///     form["properties"]["size"],
+///     serde_json::json!({"type": "string", "default": "small", "oneOf": [
+///         {"const": "small", "title": "Small, 30 cm"},
+///         {"const": "large", "title": "Large, 40 cm"}
+///     ]})
+/// );
+/// assert_eq!(
+///     form["properties"]["toppings"]["items"],
+///     serde_json::json!({"anyOf": [
+///         {"const": "cheese", "title": "Mozzarella"},
+///         {"const": "olives", "title": "Black olives"}
+///     ]})
+/// );
+/// ```
+///
+/// Nothing is dropped without a word. A rule the form cannot show but the answer can keep
+/// (`#[schemars(regex)]`'s `pattern`, a format MCP does not name) stays out of the form and is
+/// checked when the answer comes ([`ElicitError::Invalid`]). What the user could never see is
+/// refused: at compile time where the derive sees it (`#[schemars(example)]`, `#[deprecated]`,
+/// an `extend` keyword MCP's form has not, `enumNames` that do not name each variant once, a
+/// variant with both a title and a description),
+/// otherwise when the form is made ([`ElicitError::InvalidForm`], which
+/// [`Elicitable::form`] shows in a test).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a form MCP elicitation can show",
     label = "not `Elicitable`",

@@ -83,8 +83,8 @@ pub use resource::{
 };
 pub use sample::{
     IncludeContext, ModelPreferences, Sample, SampleContent, SampleError, SampleFeatures,
-    SampleFuture, SampleHandler, SampleMessage, SampleReply, SampleRequest, SampleTool, StopReason,
-    ToolChoice, ToolResult, ToolUse,
+    SampleFuture, SampleHandler, SampleMessage, SampleReply, SampleRequest, SampleStopReason,
+    SampleTool, SampleToolChoice, SampleToolResult, SampleToolUse,
 };
 pub use string_args::{StringArgError, StringArgs};
 pub use target::{Target, UnknownTarget};

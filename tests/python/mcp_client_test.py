@@ -8,13 +8,16 @@ the schema itself) and text that says the same, bad calls get the right answers,
 keeps serving, under 100 concurrent calls too; and `delete_files`, which asks the user to confirm
 (MCP elicitation), is answered through the SDK's `elicitation_callback`: accepted, declined and
 cancelled (on 2025-11-25 the server's `elicitation/create` reaches the callback; on 2026-07-28 an
-`input_required` result does, and the SDK sends the call again with the answer). The suite runs through `ClientSession` (both
+`input_required` result does, and the SDK sends the call again with the answer); the conformance
+suite's tools that ask (`--conformance-asking`) reach the SDK's `sampling_callback`
+(`test_sampling`, answered by the "model" below) and `elicitation_callback` with forms of
+defaults (SEP-1034) and every kind of choice (SEP-1330), which the SDK's own models read. The suite runs through `ClientSession` (both
 majors), which speaks the 2025 protocol (the `initialize` handshake, 2025-11-25), and with the 2.x
 SDK again through the high-level `mcp.Client` in its default `mode="auto"`: it probes
 `server/discover` and, the server answering it, speaks the 2026-07-28 protocol.
 
 `--transport stdio` (the default) has the SDK start the server as a subprocess; `--transport
-http` starts `mcp_server --test-tools --mcp-features --http 127.0.0.1:0 --bearer-token TOKEN`, reads the URL it
+http` starts `mcp_server --test-tools --mcp-features --conformance-asking --http 127.0.0.1:0 --bearer-token TOKEN`, reads the URL it
 prints on stderr, connects over Streamable HTTP with the token and stops the server at the end,
 whatever happens. Nothing waits forever: every request has a time limit, and so has the run.
 
@@ -125,31 +128,76 @@ VALID_CALLS = {
     "cancel_booking": {"reference": "BK-h1-2"},
 }
 
-# The showcase's 9, the test tools' 2 (--test-tools), the MCP features' 4 (--mcp-features,
-# with the travel desk's prompts and resources).
-SERVER_ARGS = ["--test-tools", "--mcp-features"]
-TOOL_COUNT = 15
+# The showcase's 9, the test tools' 2 (--test-tools), the MCP features' 4 (--mcp-features, with
+# the travel desk's prompts and resources) and the conformance suite's asking tools
+# (--conformance-asking).
+SERVER_ARGS = ["--test-tools", "--mcp-features", "--conformance-asking"]
+TOOL_COUNT = 19
 
 checks = 0
 
 
 class User:
     """The user behind the SDK's `elicitation_callback`: answers with the next of `answers`
-    (accept, decline or cancel) and keeps what it was asked."""
+    (accept, decline or cancel) and keeps what it was asked. Accepting, it fills the form in as
+    a hurried user does: each field's default, else its first choice (`confirm` said yes)."""
 
     def __init__(self):
         self.answers = []
         self.asked = []
 
     async def __call__(self, context, params):
-        self.asked.append((params.message, field(params, "requestedSchema")))
+        form = field(params, "requestedSchema")
+        self.asked.append((params.message, form))
         action = self.answers.pop(0)
         if action == "accept":
-            return types.ElicitResult(action="accept", content={"confirm": True})
+            return types.ElicitResult(action="accept", content=filled_in(form))
         return types.ElicitResult(action=action)
 
 
+def filled_in(form):
+    """The form's values: `confirm` true, else each field's default or first choice."""
+    values = {}
+    for name, schema in form["properties"].items():
+        if name == "confirm":
+            values[name] = True
+        elif "default" in schema:
+            values[name] = schema["default"]
+        elif "enum" in schema:
+            values[name] = schema["enum"][0]
+        elif "oneOf" in schema:
+            values[name] = schema["oneOf"][0]["const"]
+        elif schema.get("type") == "array":
+            items = schema["items"]
+            values[name] = [items["enum"][0] if "enum" in items else items["anyOf"][0]["const"]]
+        else:
+            values[name] = "x"
+    return values
+
+
 USER = User()
+
+
+class Model:
+    """The client's model behind the SDK's `sampling_callback`: replies "you said …" to the
+    last message, and keeps each request's `maxTokens` and text."""
+
+    def __init__(self):
+        self.asked = []
+
+    async def __call__(self, context, params):
+        content = params.messages[-1].content
+        blocks = content if isinstance(content, list) else [content]
+        said = " ".join(block.text for block in blocks if block.type == "text")
+        self.asked.append((field(params, "maxTokens"), said))
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=f"you said {said}"),
+            model="python-model",
+        )
+
+
+MODEL = Model()
 
 
 def check(condition, message):
@@ -241,6 +289,41 @@ async def exercise(session, era):
         check(form["properties"]["confirm"]["type"] == "boolean", f"the form: {form}")
         check(form.get("required") == ["confirm"], f"the form: {form}")
 
+    # Sampling: the tool asks the client's model through the SDK's callback.
+    MODEL.asked = []
+    result = await session.call_tool("test_sampling", {"prompt": "Hello from Python"})
+    check(not field(result, "isError"), f"test_sampling: {text_of(result)}")
+    check(text_of(result) == "LLM response: you said Hello from Python", f"test_sampling: {text_of(result)!r}")
+    check(MODEL.asked == [(100, "Hello from Python")], f"the model was asked {MODEL.asked}")
+
+    # Forms with defaults (SEP-1034) and every kind of choice (SEP-1330), read by the SDK's models.
+    USER.answers, USER.asked = ["accept"], []
+    result = await session.call_tool("test_elicitation_sep1034_defaults", {})
+    check(not field(result, "isError"), f"sep1034: {text_of(result)}")
+    _, form = USER.asked[0]
+    defaults = {name: schema.get("default") for name, schema in form["properties"].items()}
+    check(
+        defaults == {"name": "John Doe", "age": 30, "score": 95.5, "status": "active", "verified": True},
+        f"the defaults: {defaults}",
+    )
+    check(
+        text_of(result)
+        == 'Elicitation completed: action=accept, content={"name":"John Doe","age":30,"score":95.5,"status":"active","verified":true}',
+        f"sep1034: {text_of(result)!r}",
+    )
+    USER.answers, USER.asked = ["accept"], []
+    result = await session.call_tool("test_elicitation_sep1330_enums", {})
+    check(not field(result, "isError"), f"sep1330: {text_of(result)}")
+    _, form = USER.asked[0]
+    check(form["properties"]["legacyEnum"].get("enumNames") == ["Option One", "Option Two", "Option Three"], f"the form: {form}")
+    check("anyOf" in form["properties"]["titledMulti"]["items"], f"the form: {form}")
+    check(
+        text_of(result)
+        == 'Elicitation completed: action=accept, content={"untitledSingle":"option1","titledSingle":"value1",'
+        '"legacyEnum":"opt1","untitledMulti":["option1"],"titledMulti":["value1"]}',
+        f"sep1330: {text_of(result)!r}",
+    )
+
     # A `#[tool(task)]` tool, for a client that does not declare the tasks extension: it runs
     # as a plain call.
     result = await session.call_tool("build_report", {"pages": 2, "millis_per_page": 10})
@@ -313,7 +396,7 @@ async def lowlevel(streams):
     """`ClientSession`, which both majors have: the `initialize` handshake, 2025 protocol era."""
     read, write = streams
     async with ClientSession(
-        read, write, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER
+        read, write, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER, sampling_callback=MODEL
     ) as session:
         initialized = await session.initialize()
         negotiated = field(initialized, "protocolVersion")
@@ -328,7 +411,9 @@ async def high_level(transport):
     server does not answer it (mcp/client/_probe.py). The same suite, through it."""
     from mcp import Client
 
-    async with Client(transport, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER) as client:
+    async with Client(
+        transport, read_timeout_seconds=REQUEST_TIMEOUT, elicitation_callback=USER, sampling_callback=MODEL
+    ) as client:
         negotiated = client.protocol_version
         check(client.server_capabilities.tools is not None, "the server does not declare tools")
         await exercise(client, negotiated)
@@ -336,7 +421,7 @@ async def high_level(transport):
 
 
 async def start_http_server(binary, token, log):
-    """Starts `binary --test-tools --mcp-features --http 127.0.0.1:0 --bearer-token TOKEN` and returns (process,
+    """Starts `binary SERVER_ARGS --http 127.0.0.1:0 --bearer-token TOKEN` and returns (process,
     url), the URL read from the line the server prints on stderr once it listens; stops it if it
     never says."""
     process = subprocess.Popen(

@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 use tooldef::mcp::McpServer;
 use tooldef::{
     Elicit, Elicitable, IncludeContext, ModelPreferences, Sample, SampleContent, SampleMessage,
-    SampleRequest, SampleTool, ToolChoice, ToolSet, tool,
+    SampleRequest, SampleTool, SampleToolChoice, ToolSet, tool,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -222,7 +222,7 @@ async fn ask_with_tools(
     let mut request = SampleRequest::new(100)
         .user(prompt)
         .tools(SampleTool::all_of(&tools).map_err(|e| e.to_string())?)
-        .tool_choice(ToolChoice::Auto);
+        .tool_choice(SampleToolChoice::Auto);
     for _ in 0..4 {
         let reply = sample.create(request.clone()).await?;
         let uses: Vec<_> = reply.tool_uses().cloned().collect();

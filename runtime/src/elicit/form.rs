@@ -396,8 +396,9 @@ fn legacy_names(schema: &Map<String, Value>, choices: &Choices) -> Result<Option
     }
     if list.len() != choices.list.len() {
         return Err(format!(
-            "`enumNames` has {} names for {} choices: give one per choice, in order",
+            "`enumNames` has {} {} for {} choices: give one per choice, in order",
             list.len(),
+            if list.len() == 1 { "name" } else { "names" },
             choices.list.len()
         ));
     }
@@ -539,7 +540,7 @@ mod tests {
             (json!({"type": "string", "x-widget": "big"}), "`x-widget`"),
             (
                 json!({"type": "string", "enum": ["a", "b"], "enumNames": ["A"]}),
-                "1 names for 2 choices",
+                "1 name for 2 choices",
             ),
             (
                 json!({"oneOf": [{"type": "string", "const": "a", "title": "A", "description": "more"}]}),

@@ -462,15 +462,17 @@ mod tests {
     #[allow(deprecated)]
     fn a_sampling_request_reaches_rmcp_whole() {
         use crate::{
-            IncludeContext, ModelPreferences, SampleContent, SampleMessage, SampleTool, ToolChoice,
-            ToolOutput, ToolResult, ToolUse,
+            IncludeContext, ModelPreferences, SampleContent, SampleMessage, SampleTool,
+            SampleToolChoice, SampleToolResult, SampleToolUse, ToolOutput,
         };
         let input = json!({"word": "hi"}).as_object().unwrap().clone();
         let request = SampleRequest::new(100)
             .system_prompt("Be brief.")
             .user(SampleContent::image("cG5n", "image/png"))
-            .assistant(SampleContent::ToolUse(ToolUse::new("t1", "lookup", input)))
-            .message(SampleMessage::tool_results([ToolResult::new(
+            .assistant(SampleContent::ToolUse(SampleToolUse::new(
+                "t1", "lookup", input,
+            )))
+            .message(SampleMessage::tool_results([SampleToolResult::new(
                 "t1",
                 ToolOutput::text("a greeting"),
             )]))
@@ -487,7 +489,7 @@ mod tests {
             .stop_sequence("END")
             .metadata(json!({"k": "v"}).as_object().unwrap().clone())
             .tool(SampleTool::new("lookup", "Look up.", json!({"type": "object"})).unwrap())
-            .tool_choice(ToolChoice::Required);
+            .tool_choice(SampleToolChoice::Required);
         let InputRequest::CreateMessage(sent) = create_message(&request).unwrap() else {
             unreachable!()
         };

@@ -1,56 +1,6 @@
 //! [`Sample`]: a tool asks the client's model for a message while it runs (MCP sampling).
 //!
-//! A tool takes a `Sample` parameter (injected context, not an argument), and asks:
-//!
-//! ```
-//! use tooldef::{Sample, SampleError, tool};
-//!
-//! /// Summarise a text in one sentence.
-//! #[tool(read_only)]
-//! async fn summarise(
-//!     /// The text.
-//!     text: String,
-//!     sample: Sample,
-//! ) -> Result<String, SampleError> {
-//!     sample.text(format!("Summarise in one sentence:\n\n{text}"), 200).await
-//! }
-//! ```
-//!
-//! [`Sample::create`] takes the whole of MCP's `sampling/createMessage`: several messages
-//! (text, images, audio), a system prompt, model preferences, a temperature, stop sequences,
-//! the context to include, and tools the model may use, and gives the whole reply:
-//!
-//! ```
-//! use tooldef::{IncludeContext, ModelPreferences, Sample, SampleContent, SampleError, SampleRequest};
-//!
-//! async fn describe(sample: &Sample, png: &[u8]) -> Result<String, SampleError> {
-//!     let request = SampleRequest::new(300)
-//!         .system_prompt("You describe images for screen readers, in plain words.")
-//!         .user(SampleContent::image_bytes(png, "image/png"))
-//!         .user("What is in this image?")
-//!         .model_preferences(ModelPreferences::new().hint("claude-3-5-sonnet").speed(0.8))
-//!         .temperature(0.2)
-//!         .stop_sequence("\n\n\n")
-//!         .include_context(IncludeContext::None);
-//!     let reply = sample.create(request).await?;
-//!     Ok(format!("{} (by {})", reply.text().unwrap_or_default(), reply.model))
-//! }
-//! ```
-//!
-//! Where the request goes is the caller's business: a [`SampleHandler`] installed in the call's
-//! context with [`CallContext::with_sample`]. The MCP server (feature `mcp`) installs one per
-//! call, as it does for [`Elicit`](crate::Elicit) and through the same machinery:
-//! `sampling/createMessage` to clients of MCP 2025-11-25 and earlier, an `input_required` result
-//! and the client's retry for MCP 2026-07-28, `tasks/get`'s `inputRequests` inside a task. A
-//! client that does not declare the `sampling` capability gets no request: the tool hears
-//! [`SampleError::Unsupported`] at once. Tools for the model (and tool results) need the
-//! client's `sampling.tools`, and a context other than `none` its `sampling.context`; without
-//! them the request is refused before it is sent ([`SampleError::ToolsUnsupported`],
-//! [`SampleError::ContextUnsupported`]).
-//!
-//! Every request is checked before it goes ([`SampleError::InvalidRequest`]: no messages, a
-//! tool result without its tool use, a priority out of 0 to 1…) and every reply when it comes
-//! ([`SampleError::InvalidReply`]: a reply said by the user, a tool the request did not offer).
+//! See [`Sample`]; the request is in `request.rs`, the reply in `reply.rs`.
 
 mod reply;
 mod request;
@@ -60,10 +10,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-pub use reply::{SampleReply, StopReason};
+pub use reply::{SampleReply, SampleStopReason};
 pub use request::{
     IncludeContext, ModelPreferences, SampleContent, SampleMessage, SampleRequest, SampleTool,
-    ToolChoice, ToolResult, ToolUse,
+    SampleToolChoice, SampleToolResult, SampleToolUse,
 };
 
 use crate::context::{CallContext, ContextError, FromCallContext};
@@ -201,8 +151,60 @@ where
     }
 }
 
-/// A tool's way to ask the client's model, injected into a tool parameter of this type. See
-/// the [module](self) documentation.
+/// A tool's way to ask the client's model (MCP sampling), injected into a tool parameter of
+/// this type.
+///
+/// A tool takes a `Sample` parameter (injected context, not an argument), and asks:
+///
+/// ```
+/// use tooldef::{Sample, SampleError, tool};
+///
+/// /// Summarise a text in one sentence.
+/// #[tool(read_only)]
+/// async fn summarise(
+///     /// The text.
+///     text: String,
+///     sample: Sample,
+/// ) -> Result<String, SampleError> {
+///     sample.text(format!("Summarise in one sentence:\n\n{text}"), 200).await
+/// }
+/// ```
+///
+/// [`Sample::create`] takes the whole of MCP's `sampling/createMessage`: several messages
+/// (text, images, audio), a system prompt, model preferences, a temperature, stop sequences,
+/// the context to include, and tools the model may use, and gives the whole reply:
+///
+/// ```
+/// use tooldef::{IncludeContext, ModelPreferences, Sample, SampleContent, SampleError, SampleRequest};
+///
+/// async fn describe(sample: &Sample, png: &[u8]) -> Result<String, SampleError> {
+///     let request = SampleRequest::new(300)
+///         .system_prompt("You describe images for screen readers, in plain words.")
+///         .user(SampleContent::image_bytes(png, "image/png"))
+///         .user("What is in this image?")
+///         .model_preferences(ModelPreferences::new().hint("claude-3-5-sonnet").speed(0.8))
+///         .temperature(0.2)
+///         .stop_sequence("\n\n\n")
+///         .include_context(IncludeContext::None);
+///     let reply = sample.create(request).await?;
+///     Ok(format!("{} (by {})", reply.text().unwrap_or_default(), reply.model))
+/// }
+/// ```
+///
+/// Where the request goes is the caller's business: a [`SampleHandler`] installed in the call's
+/// context with [`CallContext::with_sample`]. The MCP server (feature `mcp`) installs one per
+/// call, as it does for [`Elicit`](crate::Elicit) and through the same machinery:
+/// `sampling/createMessage` to clients of MCP 2025-11-25 and earlier, an `input_required` result
+/// and the client's retry for MCP 2026-07-28, `tasks/get`'s `inputRequests` inside a task. A
+/// client that does not declare the `sampling` capability gets no request: the tool hears
+/// [`SampleError::Unsupported`] at once. Tools for the model (and tool results) need the
+/// client's `sampling.tools`, and a context other than `none` its `sampling.context`; without
+/// them the request is refused before it is sent ([`SampleError::ToolsUnsupported`],
+/// [`SampleError::ContextUnsupported`]).
+///
+/// Every request is checked before it goes ([`SampleError::InvalidRequest`]: no messages, a
+/// tool result without its tool use, a priority out of 0 to 1…) and every reply when it comes
+/// ([`SampleError::InvalidReply`]: a reply said by the user, a tool the request did not offer).
 #[derive(Clone)]
 pub struct Sample {
     handler: Option<Arc<dyn SampleHandler>>,
@@ -411,8 +413,8 @@ mod tests {
             input.insert("word".into(), "hello".into());
             let reply = SampleReply {
                 model: "m".into(),
-                stop_reason: Some(StopReason::ToolUse),
-                content: vec![SampleContent::ToolUse(ToolUse {
+                stop_reason: Some(SampleStopReason::ToolUse),
+                content: vec![SampleContent::ToolUse(SampleToolUse {
                     id: "t1".into(),
                     name: "delete_everything".into(),
                     input,

@@ -2,7 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::request::{SampleContent, SampleMessage, ToolUse};
+use super::request::{SampleContent, SampleMessage, SampleToolUse};
 use crate::Role;
 
 /// The model's reply to a [`SampleRequest`](crate::SampleRequest).
@@ -12,7 +12,7 @@ pub struct SampleReply {
     /// The model that replied, as the client names it.
     pub model: String,
     /// Why the model stopped, when the client says.
-    pub stop_reason: Option<StopReason>,
+    pub stop_reason: Option<SampleStopReason>,
     /// What it said, in order: text, images, audio, and calls of the tools it was offered.
     pub content: Vec<SampleContent>,
 }
@@ -20,7 +20,7 @@ pub struct SampleReply {
 /// Why the model stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum StopReason {
+pub enum SampleStopReason {
     /// It had said what it had to say.
     EndTurn,
     /// It reached one of the request's stop sequences.
@@ -33,25 +33,25 @@ pub enum StopReason {
     Other(String),
 }
 
-impl StopReason {
+impl SampleStopReason {
     /// As MCP writes it.
     pub fn as_str(&self) -> &str {
         match self {
-            StopReason::EndTurn => "endTurn",
-            StopReason::StopSequence => "stopSequence",
-            StopReason::MaxTokens => "maxTokens",
-            StopReason::ToolUse => "toolUse",
-            StopReason::Other(other) => other,
+            SampleStopReason::EndTurn => "endTurn",
+            SampleStopReason::StopSequence => "stopSequence",
+            SampleStopReason::MaxTokens => "maxTokens",
+            SampleStopReason::ToolUse => "toolUse",
+            SampleStopReason::Other(other) => other,
         }
     }
 
-    fn from_mcp(reason: &str) -> StopReason {
+    fn from_mcp(reason: &str) -> SampleStopReason {
         match reason {
-            "endTurn" => StopReason::EndTurn,
-            "stopSequence" => StopReason::StopSequence,
-            "maxTokens" => StopReason::MaxTokens,
-            "toolUse" => StopReason::ToolUse,
-            other => StopReason::Other(other.to_owned()),
+            "endTurn" => SampleStopReason::EndTurn,
+            "stopSequence" => SampleStopReason::StopSequence,
+            "maxTokens" => SampleStopReason::MaxTokens,
+            "toolUse" => SampleStopReason::ToolUse,
+            other => SampleStopReason::Other(other.to_owned()),
         }
     }
 }
@@ -62,7 +62,7 @@ impl SampleReply {
     pub fn text_from(model: impl Into<String>, text: impl Into<String>) -> SampleReply {
         SampleReply {
             model: model.into(),
-            stop_reason: Some(StopReason::EndTurn),
+            stop_reason: Some(SampleStopReason::EndTurn),
             content: vec![SampleContent::Text(text.into())],
         }
     }
@@ -81,7 +81,7 @@ impl SampleReply {
     }
 
     /// The model's calls of the tools it was offered, in order.
-    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
+    pub fn tool_uses(&self) -> impl Iterator<Item = &SampleToolUse> {
         self.content.iter().filter_map(|block| match block {
             SampleContent::ToolUse(tool_use) => Some(tool_use),
             _ => None,
@@ -126,7 +126,7 @@ impl SampleReply {
         };
         let stop_reason = match reply.get("stopReason") {
             None | Some(Value::Null) => None,
-            Some(Value::String(reason)) => Some(StopReason::from_mcp(reason)),
+            Some(Value::String(reason)) => Some(SampleStopReason::from_mcp(reason)),
             Some(other) => return Err(format!("the stop reason {other} is not a string")),
         };
         let blocks: Vec<&Value> = match reply.get("content") {
@@ -153,12 +153,12 @@ impl SampleReply {
                 SampleContent::ToolResult(_) => {
                     return Err("it holds a tool result, which is the user's to send".into());
                 }
-                SampleContent::ToolUse(ToolUse { name, .. }) if offered.is_empty() => {
+                SampleContent::ToolUse(SampleToolUse { name, .. }) if offered.is_empty() => {
                     return Err(format!(
                         "the model calls the tool `{name}`, and the request offered no tools"
                     ));
                 }
-                SampleContent::ToolUse(ToolUse { name, .. }) if !offered.contains(name) => {
+                SampleContent::ToolUse(SampleToolUse { name, .. }) if !offered.contains(name) => {
                     return Err(format!(
                         "the model calls the tool `{name}`, which the request did not offer (it \
                          offered `{}`)",
@@ -206,7 +206,7 @@ fn block(block: &Value) -> Result<SampleContent, String> {
                     ));
                 }
             };
-            Ok(SampleContent::ToolUse(ToolUse::new(
+            Ok(SampleContent::ToolUse(SampleToolUse::new(
                 text("id")?,
                 text("name")?,
                 input,
@@ -248,8 +248,8 @@ mod tests {
             "stopReason": "toolUse"
         }))
         .unwrap();
-        assert_eq!(reply.stop_reason, Some(StopReason::ToolUse));
-        let uses: Vec<&ToolUse> = reply.tool_uses().collect();
+        assert_eq!(reply.stop_reason, Some(SampleStopReason::ToolUse));
+        let uses: Vec<&SampleToolUse> = reply.tool_uses().collect();
         assert_eq!(uses.len(), 1);
         assert_eq!(uses[0].name, "lookup");
         assert_eq!(SampleReply::from_mcp(&reply.to_mcp()), Ok(reply.clone()));
@@ -261,7 +261,10 @@ mod tests {
             "role": "assistant", "content": [], "model": "m", "stopReason": "refusal"
         }))
         .unwrap();
-        assert_eq!(other.stop_reason, Some(StopReason::Other("refusal".into())));
+        assert_eq!(
+            other.stop_reason,
+            Some(SampleStopReason::Other("refusal".into()))
+        );
         assert_eq!(other.text(), None);
     }
 

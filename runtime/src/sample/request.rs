@@ -36,7 +36,7 @@ pub struct SampleRequest {
     /// Tools the model may call (MCP tool definitions).
     pub tools: Vec<SampleTool>,
     /// Whether and how the model should call them.
-    pub tool_choice: Option<ToolChoice>,
+    pub tool_choice: Option<SampleToolChoice>,
 }
 
 impl SampleRequest {
@@ -136,7 +136,7 @@ impl SampleRequest {
 
     /// Says whether and how the model should call the tools offered.
     #[must_use]
-    pub fn tool_choice(mut self, choice: ToolChoice) -> SampleRequest {
+    pub fn tool_choice(mut self, choice: SampleToolChoice) -> SampleRequest {
         self.tool_choice = Some(choice);
         self
     }
@@ -253,7 +253,7 @@ impl SampleRequest {
             }
             for block in &message.content {
                 match (block, message.role) {
-                    (SampleContent::ToolUse(ToolUse { id, .. }), Role::Assistant) => {
+                    (SampleContent::ToolUse(SampleToolUse { id, .. }), Role::Assistant) => {
                         if !ids.insert(id.as_str()) {
                             return Err(format!("the tool use `{id}` appears twice"));
                         }
@@ -340,7 +340,7 @@ impl SampleMessage {
     }
 
     /// The user's message that answers the model's tool uses, one result each.
-    pub fn tool_results(results: impl IntoIterator<Item = ToolResult>) -> SampleMessage {
+    pub fn tool_results(results: impl IntoIterator<Item = SampleToolResult>) -> SampleMessage {
         SampleMessage::new(
             Role::User,
             results.into_iter().map(SampleContent::ToolResult),
@@ -377,9 +377,9 @@ pub enum SampleContent {
         mime_type: String,
     },
     /// The model calls a tool (the assistant's).
-    ToolUse(ToolUse),
+    ToolUse(SampleToolUse),
     /// What a tool gave back (the user's, answering a tool use).
-    ToolResult(ToolResult),
+    ToolResult(SampleToolResult),
 }
 
 impl SampleContent {
@@ -426,7 +426,7 @@ impl SampleContent {
             SampleContent::Audio { data, mime_type } => {
                 json!({ "type": "audio", "data": data, "mimeType": mime_type })
             }
-            SampleContent::ToolUse(ToolUse { id, name, input }) => {
+            SampleContent::ToolUse(SampleToolUse { id, name, input }) => {
                 json!({ "type": "tool_use", "id": id, "name": name, "input": input })
             }
             SampleContent::ToolResult(result) => {
@@ -471,8 +471,8 @@ impl From<&str> for SampleContent {
     }
 }
 
-impl From<ToolResult> for SampleContent {
-    fn from(result: ToolResult) -> SampleContent {
+impl From<SampleToolResult> for SampleContent {
+    fn from(result: SampleToolResult) -> SampleContent {
         SampleContent::ToolResult(result)
     }
 }
@@ -480,8 +480,8 @@ impl From<ToolResult> for SampleContent {
 /// The model's call of a tool it was offered.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub struct ToolUse {
-    /// The call's id, which its [`ToolResult`] names.
+pub struct SampleToolUse {
+    /// The call's id, which its [`SampleToolResult`] names.
     pub id: String,
     /// The tool's name.
     pub name: String,
@@ -489,14 +489,14 @@ pub struct ToolUse {
     pub input: Map<String, Value>,
 }
 
-impl ToolUse {
+impl SampleToolUse {
     /// A call of `name` with `input`, under `id`.
     pub fn new(
         id: impl Into<String>,
         name: impl Into<String>,
         input: Map<String, Value>,
-    ) -> ToolUse {
-        ToolUse {
+    ) -> SampleToolUse {
+        SampleToolUse {
             id: id.into(),
             name: name.into(),
             input,
@@ -505,7 +505,7 @@ impl ToolUse {
 
     /// Runs the call on `tools` (those offered with [`SampleTool::all_of`]) and gives its
     /// result for the model: the output, or the error in the words the model reads.
-    pub async fn run(&self, tools: &ToolSet) -> ToolResult {
+    pub async fn run(&self, tools: &ToolSet) -> SampleToolResult {
         let outcome = tools
             .call(&self.name, Value::Object(self.input.clone()))
             .await;
@@ -517,7 +517,7 @@ impl ToolUse {
                 _ => None,
             });
         match outcome {
-            Ok(output) => ToolResult {
+            Ok(output) => SampleToolResult {
                 tool_use_id: self.id.clone(),
                 content: output.content,
                 structured: output.structured.map(|value| {
@@ -525,15 +525,15 @@ impl ToolUse {
                 }),
                 is_error: false,
             },
-            Err(error) => ToolResult::error(self.id.clone(), error.to_string()),
+            Err(error) => SampleToolResult::error(self.id.clone(), error.to_string()),
         }
     }
 }
 
-/// What a tool gave back, for the model: the answer to a [`ToolUse`].
+/// What a tool gave back, for the model: the answer to a [`SampleToolUse`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub struct ToolResult {
+pub struct SampleToolResult {
     /// The id of the tool use it answers.
     pub tool_use_id: String,
     /// What the model reads.
@@ -544,12 +544,12 @@ pub struct ToolResult {
     pub is_error: bool,
 }
 
-impl ToolResult {
+impl SampleToolResult {
     /// A tool's output. Structured content that is not an object is sent as
     /// `{"result": value}`, the form every MCP version takes (MCP 2025-11-25 takes objects
     /// only), as the output schemas of [`SampleTool::from_definition`] say.
-    pub fn new(tool_use_id: impl Into<String>, output: ToolOutput) -> ToolResult {
-        ToolResult {
+    pub fn new(tool_use_id: impl Into<String>, output: ToolOutput) -> SampleToolResult {
+        SampleToolResult {
             tool_use_id: tool_use_id.into(),
             content: output.content,
             structured: output
@@ -560,8 +560,8 @@ impl ToolResult {
     }
 
     /// A tool's failure, in words.
-    pub fn error(tool_use_id: impl Into<String>, message: impl Into<String>) -> ToolResult {
-        ToolResult {
+    pub fn error(tool_use_id: impl Into<String>, message: impl Into<String>) -> SampleToolResult {
+        SampleToolResult {
             tool_use_id: tool_use_id.into(),
             content: vec![Content::Text(message.into())],
             structured: None,
@@ -574,10 +574,10 @@ impl ToolResult {
     pub fn from_outcome(
         tool_use_id: impl Into<String>,
         outcome: Result<ToolOutput, ToolError>,
-    ) -> ToolResult {
+    ) -> SampleToolResult {
         match outcome {
-            Ok(output) => ToolResult::new(tool_use_id, output),
-            Err(error) => ToolResult::error(tool_use_id, error.to_string()),
+            Ok(output) => SampleToolResult::new(tool_use_id, output),
+            Err(error) => SampleToolResult::error(tool_use_id, error.to_string()),
         }
     }
 }
@@ -631,7 +631,7 @@ impl SampleTool {
     }
 
     /// Every tool of `tools`, as [`from_definition`](SampleTool::from_definition) gives
-    /// each: run the model's calls with [`ToolUse::run`].
+    /// each: run the model's calls with [`SampleToolUse::run`].
     pub fn all_of(tools: &ToolSet) -> Result<Vec<SampleTool>, ListError> {
         Ok(tools
             .list(Target::Mcp)?
@@ -769,7 +769,7 @@ impl IncludeContext {
 
 /// Whether and how the model calls the tools it is offered (MCP's `toolChoice.mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolChoice {
+pub enum SampleToolChoice {
     /// The model decides.
     Auto,
     /// The model calls at least one.
@@ -778,13 +778,13 @@ pub enum ToolChoice {
     None,
 }
 
-impl ToolChoice {
+impl SampleToolChoice {
     /// As MCP writes it.
     pub fn as_str(self) -> &'static str {
         match self {
-            ToolChoice::Auto => "auto",
-            ToolChoice::Required => "required",
-            ToolChoice::None => "none",
+            SampleToolChoice::Auto => "auto",
+            SampleToolChoice::Required => "required",
+            SampleToolChoice::None => "none",
         }
     }
 }
@@ -813,13 +813,13 @@ mod tests {
             .user("Look up hello.")
             .message(SampleMessage::new(
                 Role::Assistant,
-                [SampleContent::ToolUse(ToolUse::new(
+                [SampleContent::ToolUse(SampleToolUse::new(
                     "t1",
                     "lookup",
                     input(),
                 ))],
             ))
-            .message(SampleMessage::tool_results([ToolResult::new(
+            .message(SampleMessage::tool_results([SampleToolResult::new(
                 "t1",
                 ToolOutput::text("a greeting"),
             )]))
@@ -835,7 +835,7 @@ mod tests {
             .temperature(0.5)
             .stop_sequence("END")
             .tool(tool())
-            .tool_choice(ToolChoice::Auto);
+            .tool_choice(SampleToolChoice::Auto);
         assert_eq!(request.check(SampleFeatures::ALL), Ok(()));
         assert_eq!(
             request.to_mcp(),
@@ -884,7 +884,7 @@ mod tests {
         refused(
             SampleRequest::new(10)
                 .user("hi")
-                .tool_choice(ToolChoice::Required),
+                .tool_choice(SampleToolChoice::Required),
             "no tools",
         );
         refused(
@@ -892,7 +892,7 @@ mod tests {
             "offered twice",
         );
         refused(
-            SampleRequest::new(10).user(SampleContent::ToolUse(ToolUse::new(
+            SampleRequest::new(10).user(SampleContent::ToolUse(SampleToolUse::new(
                 "t",
                 "lookup",
                 input(),
@@ -902,21 +902,30 @@ mod tests {
         refused(
             SampleRequest::new(10)
                 .user("hi")
-                .assistant(SampleContent::ToolUse(ToolUse::new("t", "lookup", input()))),
+                .assistant(SampleContent::ToolUse(SampleToolUse::new(
+                    "t",
+                    "lookup",
+                    input(),
+                ))),
             "no tool result after it",
         );
         refused(
-            SampleRequest::new(10)
-                .message(SampleMessage::tool_results([ToolResult::error("x", "no")])),
+            SampleRequest::new(10).message(SampleMessage::tool_results([SampleToolResult::error(
+                "x", "no",
+            )])),
             "answers no tool use",
         );
         refused(
             SampleRequest::new(10)
                 .user("hi")
-                .assistant(SampleContent::ToolUse(ToolUse::new("t", "lookup", input())))
+                .assistant(SampleContent::ToolUse(SampleToolUse::new(
+                    "t",
+                    "lookup",
+                    input(),
+                )))
                 .message(SampleMessage::new(
                     Role::User,
-                    [ToolResult::error("t", "no").into(), "and more".into()],
+                    [SampleToolResult::error("t", "no").into(), "and more".into()],
                 )),
             "mixes tool results",
         );
