@@ -3,8 +3,8 @@
 
 pub mod batch;
 pub mod conformance;
-pub mod conformance_schema;
 pub mod conformance_asking;
+pub mod conformance_schema;
 pub mod mcp_features;
 pub mod showcase;
 pub mod travel_desk;

@@ -355,7 +355,9 @@ async fn served_over_http_on_2026_07_28() {
 }
 
 /// A session that subscribed to a guide hears that a tool changed it, and no more once it
-/// unsubscribed; a URI nothing serves cannot be subscribed to.
+/// unsubscribed; a URI nothing serves cannot be subscribed to. (`resources/subscribe` is MCP
+/// 2025-11-25's, which rmcp's client marks deprecated for 2026-07-28's `subscriptions/listen`.)
+#[allow(deprecated)]
 async fn subscribed(wire: Wire) {
     let client = Client::default();
     let (running, _served) = start(wire, ProtocolVersion::V_2025_11_25, client.clone()).await;
@@ -418,4 +420,50 @@ async fn subscriptions_over_stdio() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn subscriptions_over_http() {
     subscribed(Wire::Http).await;
+}
+
+/// MCP 2026-07-28: a `subscriptions/listen` stream that names a guide hears that a tool changed
+/// it; a URI nothing serves is left out of what the server acknowledges.
+async fn listened(wire: Wire) {
+    let (running, _served) = start(wire, ProtocolVersion::V_2026_07_28, Client::default()).await;
+    let filter = rmcp::model::SubscriptionFilter::builder()
+        .resource_subscription("travel://guides/Lisbon")
+        .resource_subscription("travel://nowhere")
+        .build();
+    let mut subscription = running.listen(filter).await.expect("subscriptions/listen");
+    assert_eq!(
+        subscription.acknowledged().resource_subscriptions,
+        Some(vec!["travel://guides/Lisbon".to_owned()])
+    );
+    let result = running
+        .call_tool(
+            CallToolRequestParams::new("guide_note").with_arguments(arguments(
+                json!({"city": "Lisbon", "note": "Miradouros at dusk"}),
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let heard = tokio::time::timeout(Duration::from_secs(5), subscription.next())
+        .await
+        .expect("a notification within 5 s")
+        .expect("the stream is open")
+        .expect("a notification");
+    match heard {
+        rmcp::model::ServerNotification::ResourceUpdatedNotification(updated) => {
+            assert_eq!(updated.params.uri, "travel://guides/Lisbon");
+        }
+        other => panic!("{other:?}"),
+    }
+    running.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listening_over_stdio_on_2026_07_28() {
+    listened(Wire::Stdio).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listening_over_http_on_2026_07_28() {
+    listened(Wire::Http).await;
 }
