@@ -2,7 +2,10 @@
 //! message.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+
+use futures_util::FutureExt;
 
 pub(crate) type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -46,4 +49,15 @@ pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a panic with a non-string payload".to_owned())
+}
+
+/// Runs `future`; a panic in it is the error `panicked` makes of its message, not a crash.
+pub(crate) async fn guarded<T, E>(
+    future: impl Future<Output = Result<T, E>>,
+    panicked: impl FnOnce(String) -> E,
+) -> Result<T, E> {
+    match AssertUnwindSafe(future).catch_unwind().await {
+        Ok(result) => result,
+        Err(panic) => Err(panicked(panic_message(panic.as_ref()))),
+    }
 }

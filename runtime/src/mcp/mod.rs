@@ -20,6 +20,7 @@
 //! ```
 
 mod admission;
+mod arrivals;
 mod asking;
 mod envelope;
 #[cfg(feature = "http")]
@@ -115,6 +116,8 @@ struct Inner {
     listeners: Mutex<Vec<(u64, SubscriptionSink)>>,
     /// The number the next listener gets.
     next_listener: AtomicU64,
+    /// The listeners acknowledged but not yet registered.
+    arrivals: arrivals::Arrivals,
     /// The log level each client session asked for.
     log_levels: Arc<notify::SessionLevels>,
     /// The resources each client session subscribed to.
@@ -177,6 +180,7 @@ impl McpServer {
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
+                arrivals: arrivals::Arrivals::default(),
                 log_levels: Arc::default(),
                 subscriptions: offer::Subscriptions::default(),
                 round_trips: round_trip::RoundTrips::default(),
@@ -242,6 +246,7 @@ impl McpServer {
                 peers: Mutex::new(Vec::new()),
                 listeners: Mutex::new(Vec::new()),
                 next_listener: AtomicU64::new(0),
+                arrivals: arrivals::Arrivals::default(),
                 log_levels: Arc::default(),
                 subscriptions: offer::Subscriptions::default(),
                 round_trips: round_trip::RoundTrips::default(),
@@ -297,7 +302,7 @@ impl McpServer {
             let params = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
             let _ = tokio::time::timeout(NOTIFY_WITHIN, peer.notify_resource_updated(params)).await;
         });
-        let listeners = self.listeners();
+        let listeners = self.listeners().await;
         // A stream that did not ask for this URI refuses it: rmcp filters by what it asked.
         let streams = listeners.iter().map(|sink| async move {
             let _ = tokio::time::timeout(NOTIFY_WITHIN, sink.notify_resource_updated(uri)).await;
@@ -320,7 +325,9 @@ impl McpServer {
         self.tell_all(Change::Prompts).await;
     }
 
-    fn listeners(&self) -> Vec<SubscriptionSink> {
+    /// The `subscriptions/listen` streams open now, those on their way included.
+    async fn listeners(&self) -> Vec<SubscriptionSink> {
+        self.inner.arrivals.settled().await;
         self.inner
             .listeners
             .lock()
@@ -344,7 +351,7 @@ impl McpServer {
     /// [`NOTIFY_WITHIN`]: one that does not read cannot hold up the others.
     async fn tell_all(&self, change: Change) {
         let peers = self.peers();
-        let listeners = self.listeners();
+        let listeners = self.listeners().await;
         let sessions = peers.iter().map(|peer| async move {
             let sent = match change {
                 Change::Tools => peer.notify_tool_list_changed().await,
@@ -384,8 +391,22 @@ impl McpServer {
         )
     }
 
+    /// The page of a listing of the set's prompts, resources or templates (`items`) that the
+    /// request's cursor names, with the cache hints.
+    fn listed<L: Paged>(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        items: impl Fn(&offer::Offer) -> &[L::Item],
+    ) -> Result<L, ErrorData> {
+        let listing = self.inner.listing();
+        let items = items(listing.offer()?);
+        let page = self.page(request, &listing, items.len())?;
+        let listed = L::page(items[page.start..page.end].to_vec(), page.next_cursor);
+        Ok(self.cached(listed))
+    }
+
     /// A listing with the server's cache hints (MCP 2026-07-28).
-    fn cached<L: CacheHints>(&self, mut result: L) -> L {
+    fn cached<L: Paged>(&self, mut result: L) -> L {
         if let Some(ttl) = self.inner.list_ttl {
             result.set(
                 u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
@@ -404,14 +425,24 @@ enum Change {
     Resources,
 }
 
-/// The listings that carry cache hints.
-trait CacheHints {
+/// The listings: a page of items, a cursor to the next, cache hints.
+trait Paged {
+    type Item: Clone;
+    fn page(items: Vec<Self::Item>, next_cursor: Option<String>) -> Self;
     fn set(&mut self, ttl_ms: u64, scope: CacheScope);
 }
 
-macro_rules! cache_hints {
-    ($($listing:ty),*) => {$(
-        impl CacheHints for $listing {
+macro_rules! paged {
+    ($($listing:ty: $item:ty),*) => {$(
+        impl Paged for $listing {
+            type Item = $item;
+
+            fn page(items: Vec<$item>, next_cursor: Option<String>) -> Self {
+                let mut page = <$listing>::with_all_items(items);
+                page.next_cursor = next_cursor;
+                page
+            }
+
             fn set(&mut self, ttl_ms: u64, scope: CacheScope) {
                 self.ttl_ms = Some(ttl_ms);
                 self.cache_scope = Some(scope);
@@ -420,11 +451,11 @@ macro_rules! cache_hints {
     )*};
 }
 
-cache_hints!(
-    ListToolsResult,
-    ListPromptsResult,
-    ListResourcesResult,
-    ListResourceTemplatesResult
+paged!(
+    ListToolsResult: RmcpTool,
+    ListPromptsResult: rmcp::model::Prompt,
+    ListResourcesResult: rmcp::model::Resource,
+    ListResourceTemplatesResult: rmcp::model::ResourceTemplate
 );
 
 /// The context of a request for a prompt or a resource: its id, cancellation, peer and `_meta`.
@@ -601,6 +632,7 @@ impl ServerHandler for McpServer {
             let tools = self.inner.listing().tools.clone();
             uris.retain(|uri| offer::readable(&tools, uri));
         }
+        self.inner.arrivals.expect();
         Some(accepted)
     }
 
@@ -611,6 +643,7 @@ impl ServerHandler for McpServer {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((number, context.sink().clone()));
+        self.inner.arrivals.arrived();
         context.cancelled().await;
         self.inner
             .listeners
@@ -668,10 +701,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let listing = self.inner.listing();
-        let offer = listing.offer()?;
-        let page = self.page(request, &listing, offer.prompts.len())?;
-        Ok(self.cached(offer::prompts_page(&offer.prompts, page)))
+        self.listed(request, |offer| &offer.prompts)
     }
 
     async fn get_prompt(
@@ -692,10 +722,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let listing = self.inner.listing();
-        let offer = listing.offer()?;
-        let page = self.page(request, &listing, offer.resources.len())?;
-        Ok(self.cached(offer::resources_page(&offer.resources, page)))
+        self.listed(request, |offer| &offer.resources)
     }
 
     async fn list_resource_templates(
@@ -703,10 +730,7 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let listing = self.inner.listing();
-        let offer = listing.offer()?;
-        let page = self.page(request, &listing, offer.templates.len())?;
-        Ok(self.cached(offer::templates_page(&offer.templates, page)))
+        self.listed(request, |offer| &offer.templates)
     }
 
     async fn read_resource(
@@ -838,8 +862,7 @@ impl McpServer {
             tools.len(),
             self.inner.page_size,
         )?;
-        let mut result = ListToolsResult::with_all_items(tools[page.start..page.end].to_vec());
-        result.next_cursor = page.next_cursor;
+        let result = ListToolsResult::page(tools[page.start..page.end].to_vec(), page.next_cursor);
         Ok(self.cached(result))
     }
 

@@ -7,10 +7,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, Prompt as RmcpPrompt, PromptMessage,
-    ReadResourceResult, Reference, Resource as RmcpResource, ResourceContents as RmcpContents,
-    ResourceTemplate as RmcpTemplate,
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, Prompt as RmcpPrompt,
+    PromptMessage, ReadResourceResult, Reference, Resource as RmcpResource,
+    ResourceContents as RmcpContents, ResourceTemplate as RmcpTemplate,
 };
 use rmcp::{ErrorData, Peer, RoleServer};
 use serde::de::DeserializeOwned;
@@ -104,25 +103,6 @@ fn parse_cursor(cursor: &str) -> Option<(u64, usize)> {
         u64::from_str_radix(generation, 16).ok()?,
         usize::from_str_radix(offset, 16).ok()?,
     ))
-}
-
-pub(super) fn prompts_page(items: &[RmcpPrompt], page: Page) -> ListPromptsResult {
-    let mut result = ListPromptsResult::with_all_items(items[page.start..page.end].to_vec());
-    result.next_cursor = page.next_cursor;
-    result
-}
-
-pub(super) fn resources_page(items: &[RmcpResource], page: Page) -> ListResourcesResult {
-    let mut result = ListResourcesResult::with_all_items(items[page.start..page.end].to_vec());
-    result.next_cursor = page.next_cursor;
-    result
-}
-
-pub(super) fn templates_page(items: &[RmcpTemplate], page: Page) -> ListResourceTemplatesResult {
-    let mut result =
-        ListResourceTemplatesResult::with_all_items(items[page.start..page.end].to_vec());
-    result.next_cursor = page.next_cursor;
-    result
 }
 
 /// A prompt's arguments as MCP sends them: strings. A number or a boolean is taken as its

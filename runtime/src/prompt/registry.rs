@@ -1,13 +1,11 @@
 //! The prompts of a [`ToolSet`](crate::ToolSet), by name, their types erased.
 
-use std::panic::AssertUnwindSafe;
-
 use futures_util::FutureExt;
 
 use super::{Prompt, PromptDefinition, PromptError, PromptReply};
 use crate::completion::{CompletionRequest, Completions};
 use crate::context::CallContext;
-use crate::registry::{BoxFuture, Index, panic_message};
+use crate::registry::{BoxFuture, Index, guarded};
 use crate::{BuildError, StringArgs};
 
 /// Prompts by name, in the order they were added.
@@ -68,16 +66,13 @@ impl Prompts {
     ) -> Result<PromptReply, PromptError> {
         let entry = self.entry(name)?;
         let prompt = || entry.definition().name().to_owned();
-        match AssertUnwindSafe(entry.get(arguments, context))
-            .catch_unwind()
-            .await
-        {
-            Ok(reply) => reply,
-            Err(panic) => Err(PromptError::Panicked {
+        guarded(entry.get(arguments, context), |message| {
+            PromptError::Panicked {
                 prompt: prompt(),
-                message: panic_message(panic.as_ref()),
-            }),
-        }
+                message,
+            }
+        })
+        .await
     }
 
     /// Suggestions for an argument of the prompt `name`.
@@ -102,20 +97,17 @@ impl Prompts {
                 },
             });
         }
-        match AssertUnwindSafe(entry.complete(request, context))
-            .catch_unwind()
-            .await
-        {
-            Ok(Ok(completions)) => Ok(completions),
-            Ok(Err(message)) => Err(PromptError::Failed {
+        let completed = entry.complete(request, context).map(|completed| {
+            completed.map_err(|message| PromptError::Failed {
                 prompt: prompt(),
                 message,
-            }),
-            Err(panic) => Err(PromptError::Panicked {
-                prompt: prompt(),
-                message: panic_message(panic.as_ref()),
-            }),
-        }
+            })
+        });
+        guarded(completed, |message| PromptError::Panicked {
+            prompt: prompt(),
+            message,
+        })
+        .await
     }
 }
 

@@ -1,14 +1,12 @@
 //! The resources of a [`ToolSet`](crate::ToolSet): fixed ones by URI, templates in the order
 //! they were added.
 
-use std::panic::AssertUnwindSafe;
-
 use futures_util::FutureExt;
 
 use super::{Address, Resource, ResourceContents, ResourceDefinition, ResourceError};
 use crate::completion::{CompletionRequest, Completions};
 use crate::context::CallContext;
-use crate::registry::{BoxFuture, Index, panic_message};
+use crate::registry::{BoxFuture, Index, guarded};
 use crate::string_args::StringArgError;
 use crate::{BuildError, StringArgs};
 
@@ -88,16 +86,13 @@ impl Resources {
                 uri: uri.to_owned(),
             });
         };
-        match AssertUnwindSafe(entry.read(uri, variables, context))
-            .catch_unwind()
-            .await
-        {
-            Ok(contents) => contents,
-            Err(panic) => Err(ResourceError::Panicked {
+        guarded(entry.read(uri, variables, context), |message| {
+            ResourceError::Panicked {
                 uri: uri.to_owned(),
-                message: panic_message(panic.as_ref()),
-            }),
-        }
+                message,
+            }
+        })
+        .await
     }
 
     /// Suggestions for a variable of the template written `template` (or of the resource at
@@ -129,20 +124,17 @@ impl Resources {
                 },
             });
         }
-        match AssertUnwindSafe(entry.complete(request, context))
-            .catch_unwind()
-            .await
-        {
-            Ok(Ok(completions)) => Ok(completions),
-            Ok(Err(message)) => Err(ResourceError::Failed {
+        let completed = entry.complete(request, context).map(|completed| {
+            completed.map_err(|message| ResourceError::Failed {
                 uri: template.to_owned(),
                 message,
-            }),
-            Err(panic) => Err(ResourceError::Panicked {
-                uri: template.to_owned(),
-                message: panic_message(panic.as_ref()),
-            }),
-        }
+            })
+        });
+        guarded(completed, |message| ResourceError::Panicked {
+            uri: template.to_owned(),
+            message,
+        })
+        .await
     }
 }
 
