@@ -35,12 +35,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = McpServer::new(set)
         .with_name("tooldef-conformance", env!("CARGO_PKG_VERSION"))
         .with_instructions("The MCP conformance suite's server, written with tooldef");
-    let router = server.into_http_router(HttpOptions::new())?;
     let listener = tokio::net::TcpListener::bind(options.http).await?;
     eprintln!(
         "conformance: serving at http://{}/mcp",
         listener.local_addr()?
     );
-    axum::serve(listener, router).await?;
+    server.serve_http_on(listener, HttpOptions::new()).await?;
     Ok(())
 }

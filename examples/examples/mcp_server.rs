@@ -18,7 +18,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use rmcp::ServiceExt;
 use tooldef::mcp::{HttpOptions, HttpOptionsError, McpServer};
 use tooldef::{CancellationToken, ToolSet, tool};
 use tooldef_examples::{conformance_asking, mcp_features, showcase};
@@ -143,14 +142,10 @@ impl From<String> for Failure {
 
 async fn serve_stdio(server: McpServer, count: usize) -> Result<(), Failure> {
     eprintln!("mcp_server: serving {count} tools over stdio");
-    let running = server
-        .serve(tooldef::mcp::stdio())
+    server
+        .serve_stdio()
         .await
-        .map_err(|err| format!("the client did not initialise: {err}"))?;
-    running
-        .waiting()
-        .await
-        .map_err(|err| format!("serving stopped: {err}"))?;
+        .map_err(|err| err.to_string())?;
     eprintln!("mcp_server: the client went away; stopping");
     Ok(())
 }
@@ -179,7 +174,7 @@ async fn serve_http(
     if let Some(token) = token {
         http = http.bearer_token(token);
     }
-    let router = server.into_http_router(http).map_err(|err| {
+    http.check().map_err(|err| {
         let flag = match &err {
             HttpOptionsError::Path { .. } => "--path",
             HttpOptionsError::Host { .. } => "--allowed-host",
@@ -213,12 +208,13 @@ async fn serve_http(
              than localhost, 127.0.0.1 or ::1 need that name allowed (--allowed-host)"
         );
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            stop_requested().await;
-            // Open event streams end too; without this they would hold the shutdown.
-            shutdown.cancel();
-        })
+    tokio::spawn(async move {
+        stop_requested().await;
+        // Ends open event streams and sessions too; without it they would hold the shutdown.
+        shutdown.cancel();
+    });
+    server
+        .serve_http_on(listener, http)
         .await
         .map_err(|err| format!("serving stopped: {err}"))?;
     eprintln!("mcp_server: stopped");

@@ -1,9 +1,7 @@
 //! Serving a [`ToolSet`] from an MCP server, with rmcp as the engine (feature `mcp`).
 //!
 //! ```no_run
-//! # #[cfg(feature = "mcp")]
 //! # async fn serve() -> Result<(), Box<dyn std::error::Error>> {
-//! use rmcp::ServiceExt;
 //! use tooldef::{mcp::McpServer, tool, toolset};
 //!
 //! /// Add two numbers.
@@ -13,11 +11,14 @@
 //! }
 //!
 //! let server = McpServer::new(toolset![Add].build()?).with_name("calculator", "1.0.0");
-//! let running = server.serve(tooldef::mcp::stdio()).await?;
-//! running.waiting().await?;
+//! server.serve_stdio().await?;
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`McpServer::serve_http`] serves it over Streamable HTTP (feature `http`). `McpServer` is an
+//! rmcp [`ServerHandler`](rmcp::ServerHandler) too, for any transport rmcp serves
+//! (`server.serve(transport)` with [`rmcp::ServiceExt`]).
 
 mod admission;
 mod arrivals;
@@ -28,13 +29,27 @@ mod http;
 mod notify;
 mod offer;
 mod round_trip;
+mod serve;
 mod sessions;
 mod transport;
 
 #[cfg(feature = "http")]
 pub use http::{HttpOptions, HttpOptionsError};
 pub use round_trip::INPUT_WAIT;
+pub use serve::ServeError;
 pub use transport::{LineTransport, WireLimits, stdio};
+
+/// rmcp, the MCP engine under [`McpServer`], at the version tooldef is built with: for what
+/// goes beyond tooldef's API (a custom transport, rmcp's client), without a second copy of a
+/// different major version.
+#[doc(no_inline)]
+pub use rmcp;
+
+/// axum, whose [`Router`](axum::Router) [`McpServer::into_http_router`] returns, at the version
+/// tooldef is built with: to merge that router into an application's or add layers.
+#[cfg(feature = "http")]
+#[doc(no_inline)]
+pub use axum;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

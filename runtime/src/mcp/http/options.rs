@@ -31,7 +31,7 @@ pub struct HttpOptions {
     pub(super) bearer_token: Option<String>,
     pub(super) stateless: bool,
     pub(super) limits: WireLimits,
-    pub(super) shutdown: CancellationToken,
+    pub(in crate::mcp) shutdown: CancellationToken,
 }
 
 impl Default for HttpOptions {
@@ -144,6 +144,12 @@ impl HttpOptions {
     /// The endpoint's path, as given.
     pub fn endpoint_path(&self) -> &str {
         &self.path
+    }
+
+    /// Whether these options can work, without serving: `Err` says what to give instead. Serving
+    /// checks them too; this is for refusing a bad command line before binding a port.
+    pub fn check(&self) -> Result<(), HttpOptionsError> {
+        self.checked().map(drop)
     }
 
     /// The options checked, in the form rmcp takes them.
