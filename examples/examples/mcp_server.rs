@@ -142,10 +142,7 @@ impl From<String> for Failure {
 
 async fn serve_stdio(server: McpServer, count: usize) -> Result<(), Failure> {
     eprintln!("mcp_server: serving {count} tools over stdio");
-    server
-        .serve_stdio()
-        .await
-        .map_err(|err| err.to_string())?;
+    server.serve_stdio().await.map_err(|err| err.to_string())?;
     eprintln!("mcp_server: the client went away; stopping");
     Ok(())
 }

@@ -27,6 +27,8 @@ pub struct ItemAttrs {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub strict: Option<Spanned<bool>>,
+    /// `output_schema = false`: no output schema and no structured content, text only.
+    pub no_output_schema: bool,
     pub crate_path: Option<Path>,
     pub type_name: Option<syn::Ident>,
     /// `icon = "…"` and `icon(…)`, in the order given (MCP `icons`).
@@ -77,7 +79,7 @@ impl Kind {
     pub const ALL: [Kind; 3] = [Kind::Tool, Kind::Prompt, Kind::Resource];
 }
 
-const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, icon, meta, task, type_name, crate";
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, output_schema, icon, meta, task, type_name, crate";
 const PROMPT_KEYS: &str = "name, title, description, icon, meta, type_name, crate";
 const RESOURCE_KEYS: &str =
     "uri, name, title, description, mime_type, size, annotations, icon, meta, type_name, crate";
@@ -165,6 +167,19 @@ impl ItemAttrs {
                 "strict" => {
                     let value = bool_value(&meta)?;
                     set_once(cx, &mut attrs.strict, &meta, Spanned { value, span });
+                }
+                "output_schema" => {
+                    let lit: LitBool = meta.value()?.parse()?;
+                    if lit.value {
+                        cx.error_at(
+                            lit.span(),
+                            "`output_schema = true` is what a tool has without the key (a return \
+                             type with a schema gives an output schema): drop the key, or write \
+                             `output_schema = false` for a tool whose results are text only",
+                        );
+                    } else if std::mem::replace(&mut attrs.no_output_schema, true) {
+                        duplicate(cx, &meta);
+                    }
                 }
                 "type_name" => {
                     let lit: LitStr = meta.value()?.parse()?;

@@ -223,6 +223,28 @@ fn stand_in_impl(
     }
 }
 
+/// `Tool::needed_state` (and `Prompt`'s, `Resource`'s): the state each context parameter
+/// needs, for `ToolSetBuilder::build` to check. Nothing when no parameter is context, so that
+/// the trait's default (none) applies and a plain tool costs no code for it.
+pub(crate) fn needed_state_method(params: &[Param], krate: &TokenStream) -> TokenStream {
+    let context: Vec<&Type> = params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::Context))
+        .map(|param| &param.ty)
+        .collect();
+    if context.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn needed_state(&self) -> ::std::vec::Vec<#krate::NeededState> {
+            [#(<#context as #krate::FromCallContext>::needed_state()),*]
+                .into_iter()
+                .flatten()
+                .collect()
+        }
+    }
+}
+
 pub(crate) fn crate_path(path: Option<&Path>) -> TokenStream {
     match path {
         Some(path) => quote!(#path),
@@ -557,6 +579,7 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
             ParamKind::Unsupported | ParamKind::ResourceUri => {}
         }
     }
+    let needed_state = needed_state_method(&tool.params, &krate);
     let checks = checks(tool, &krate);
     let output_conversion = output_conversion(&tool.output, &krate);
     let output_ty = match &tool.output {
@@ -564,6 +587,17 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
         ReturnType::Type(_, ty) => quote!(#ty),
     };
     let call = call_expr(tool, call_args);
+    let output_schema = if tool.attrs.no_output_schema {
+        quote!(|| ::std::option::Option::None)
+    } else {
+        quote! {
+            || {
+                #[allow(unused_imports)]
+                use #krate::__private::output::{NoOutputSchema as _, PlainOutputSchema as _, ResultOutputSchema as _};
+                (&&&#krate::__private::output::Probe::<#output_ty>::new()).output_schema()
+            }
+        }
+    };
 
     let name = tool.wire_name();
     let description = match (&tool.attrs.description, &tool.docs.description) {
@@ -632,6 +666,8 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#tool_ident))
             }
 
+            #needed_state
+
             fn definition(&self) -> &'static #krate::ToolDefinition {
                 static DEFINITION: ::std::sync::OnceLock<#krate::ToolDefinition> =
                     ::std::sync::OnceLock::new();
@@ -651,11 +687,7 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
                         task: #task,
                     },
                     #krate::__private::input_schema::<#args_ty>,
-                    || {
-                        #[allow(unused_imports)]
-                        use #krate::__private::output::{NoOutputSchema as _, PlainOutputSchema as _, ResultOutputSchema as _};
-                        (&&&#krate::__private::output::Probe::<#output_ty>::new()).output_schema()
-                    },
+                    #output_schema,
                 )
             }
 

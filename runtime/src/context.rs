@@ -125,6 +125,15 @@ impl CallContext {
         self.call_id.as_deref()
     }
 
+    /// Whether state of this type was given.
+    pub(crate) fn has_state(&self, id: TypeId) -> bool {
+        self.state.get(id).is_some()
+            || self
+                .shared
+                .as_ref()
+                .is_some_and(|shared| shared.get(id).is_some())
+    }
+
     /// The state of type `T`, when it was given.
     pub fn state<T: Clone + Send + Sync + 'static>(&self) -> Option<T> {
         let id = TypeId::of::<T>();
@@ -161,6 +170,64 @@ pub struct State<T>(pub T);
 pub trait FromCallContext: Sized {
     /// Extracts the value, or says what is missing.
     fn from_call_context(context: &CallContext) -> Result<Self, ContextError>;
+
+    /// The application state this parameter needs, which [`ToolSetBuilder::build`] checks was
+    /// given to the builder (with [`state`](crate::ToolSetBuilder::state), or declared
+    /// per call with [`state_per_call`](crate::ToolSetBuilder::state_per_call)), so that a
+    /// missing `.state(…)` is an error at start-up rather than a failure of every call.
+    /// `State<T>` needs a `T`; an extractor of yours that reads state can say so:
+    ///
+    /// ```
+    /// use tooldef::{CallContext, ContextError, FromCallContext, NeededState};
+    ///
+    /// #[derive(Clone)]
+    /// struct Pool;
+    /// struct Connection;
+    ///
+    /// impl FromCallContext for Connection {
+    ///     fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
+    ///         context.state::<Pool>().map(|_pool| Connection).ok_or(
+    ///             ContextError::MissingState { type_name: std::any::type_name::<Pool>() },
+    ///         )
+    ///     }
+    ///
+    ///     fn needed_state() -> Option<NeededState> {
+    ///         Some(NeededState::of::<Pool>())
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// [`ToolSetBuilder::build`]: crate::ToolSetBuilder::build
+    fn needed_state() -> Option<NeededState> {
+        None
+    }
+}
+
+/// A type of application state that a tool, prompt or resource needs (see
+/// [`FromCallContext::needed_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NeededState {
+    id: TypeId,
+    name: &'static str,
+}
+
+impl NeededState {
+    /// State of type `T`.
+    pub fn of<T: 'static>() -> NeededState {
+        NeededState {
+            id: TypeId::of::<T>(),
+            name: type_name::<T>(),
+        }
+    }
+
+    /// The type's name, as `std::any::type_name` gives it.
+    pub fn type_name(&self) -> &'static str {
+        self.name
+    }
+
+    pub(crate) fn id(&self) -> TypeId {
+        self.id
+    }
 }
 
 impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
@@ -171,6 +238,10 @@ impl<T: Clone + Send + Sync + 'static> FromCallContext for State<T> {
             .ok_or(ContextError::MissingState {
                 type_name: type_name::<T>(),
             })
+    }
+
+    fn needed_state() -> Option<NeededState> {
+        Some(NeededState::of::<T>())
     }
 }
 
@@ -192,7 +263,7 @@ impl FromCallContext for CallContext {
 pub enum ContextError {
     /// A tool takes `State<T>` but no `T` was given to the call's context.
     #[error(
-        "the server has no state of type `{type_name}`: give it with `CallContext::with_state`"
+        "the server has no state of type `{type_name}`: give it to the tool set with `ToolSetBuilder::state`, or to the call with `CallContext::with_state`"
     )]
     MissingState {
         /// The missing state's type.

@@ -257,6 +257,21 @@ pub enum BuildError {
         /// The second resource's Rust type.
         second: &'static str,
     },
+    /// A tool, prompt or resource takes state (`State<T>`) that the builder was not given: every
+    /// call of it would fail.
+    #[error(
+        "the {kind} `{name}` takes `State<{state}>`, but no `{state}` was given to the tool set: \
+         add `.state(…)` with one to the builder; or, if every call brings its own through \
+         `CallContext::with_state`, declare it with `.state_per_call::<{state}>()`"
+    )]
+    MissingState {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// Its name (a resource's URI or URI template).
+        name: String,
+        /// The state's type, as `std::any::type_name` gives it.
+        state: &'static str,
+    },
     /// An argument that may be `null` (an `Option`) has a default that is not: a model sends
     /// `null`, or nothing, to leave an argument out, so the default applies and `None` can never
     /// be chosen. A container's `#[serde(default)]` whose `Default` gives `Some` does this;

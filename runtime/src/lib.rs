@@ -60,7 +60,9 @@ pub mod __private;
 pub use arguments::{Arguments, Leniency, Limits};
 pub use client_log::{ClientLog, LogLevel, LogMessage, LogSink};
 pub use completion::{CompletionRequest, Completions, IntoCompletions, MAX_COMPLETIONS};
-pub use context::{CallContext, CancellationToken, ContextError, FromCallContext, State};
+pub use context::{
+    CallContext, CancellationToken, ContextError, FromCallContext, NeededState, State,
+};
 pub use elicit::{
     Elicit, ElicitAnswer, ElicitChoice, ElicitError, ElicitField, ElicitFuture, ElicitHandler,
     ElicitRequest, Elicitable,

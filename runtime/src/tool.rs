@@ -38,6 +38,13 @@ pub trait Tool: Send + Sync + 'static {
         std::any::type_name::<Self>()
     }
 
+    /// The application state its context parameters need ([`State<T>`](crate::State) needs a
+    /// `T`), which [`ToolSetBuilder::build`](crate::ToolSetBuilder::build) checks was given.
+    /// `#[tool]` lists its parameters'; none by default.
+    fn needed_state(&self) -> Vec<crate::NeededState> {
+        Vec::new()
+    }
+
     /// Calls the function with deserialised arguments; its context parameters are filled from
     /// `context`, which fails only when the server did not provide what a parameter needs.
     fn call(

@@ -1,5 +1,6 @@
 //! [`ToolSet`]: tools registered once, listed for any target, and called by name.
 
+use std::any::TypeId;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
@@ -17,7 +18,7 @@ use crate::arguments::{
     limit_problems,
 };
 use crate::completion::{CompletionRequest, Completions};
-use crate::context::{CallContext, ContextError};
+use crate::context::{CallContext, ContextError, NeededState};
 use crate::output::{ReturnValue, ToolOutput};
 use crate::prompt::Prompts;
 use crate::resource::Resources;
@@ -183,6 +184,8 @@ impl ToolSet {
         ToolSetBuilder {
             entries: Vec::new(),
             context: CallContext::new(),
+            needs: Vec::new(),
+            per_call: Vec::new(),
             prompts: Prompts::default(),
             resources: Resources::default(),
             config: Config {
@@ -705,6 +708,10 @@ impl Entry {
 pub struct ToolSetBuilder {
     entries: Vec<Entry>,
     context: CallContext,
+    /// The state each tool, prompt and resource needs, checked by `build`.
+    needs: Vec<Need>,
+    /// State declared to come with every call rather than with the set.
+    per_call: Vec<TypeId>,
     config: Config,
     prompts: Prompts,
     resources: Resources,
@@ -713,6 +720,7 @@ pub struct ToolSetBuilder {
 impl ToolSetBuilder {
     /// Adds a tool.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        self.need("tool", tool.definition().name(), tool.needed_state());
         self.entries.push(Entry {
             tool: Box::new(tool),
             timeout: None,
@@ -732,6 +740,7 @@ impl ToolSetBuilder {
 
     /// Adds a prompt (`#[prompt]`), which an MCP server serves beside the tools.
     pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        self.need("prompt", prompt.definition().name(), prompt.needed_state());
         self.prompts.push(prompt);
         self
     }
@@ -739,15 +748,67 @@ impl ToolSetBuilder {
     /// Adds a resource or a resource template (`#[resource]`), which an MCP server serves beside
     /// the tools.
     pub fn resource<R: Resource>(mut self, resource: R) -> Self {
+        self.need(
+            "resource",
+            resource.definition().uri(),
+            resource.needed_state(),
+        );
         self.resources.push(resource);
         self
     }
 
     /// Application state, reachable from tools, prompts and resources through `State<S>`
-    /// parameters.
+    /// parameters. [`build`](Self::build) refuses a set whose tools need state not given here
+    /// (nor declared with [`state_per_call`](Self::state_per_call)).
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.context = self.context.with_state(state);
         self
+    }
+
+    /// Declares that every call brings its own state of type `S`
+    /// ([`CallContext::with_state`], given to [`ToolSet::call_with`]), so that
+    /// [`build`](Self::build) accepts tools that need one though the set has none.
+    ///
+    /// ```
+    /// use tooldef::{CallContext, State, ToolSet, tool};
+    ///
+    /// #[derive(Clone)]
+    /// struct User(String);
+    ///
+    /// /// Say who is calling.
+    /// #[tool]
+    /// fn whoami(State(user): State<User>) -> String {
+    ///     user.0
+    /// }
+    ///
+    /// assert!(ToolSet::builder().tool(Whoami).build().is_err()); // no `User` anywhere
+    /// let set = ToolSet::builder().tool(Whoami).state_per_call::<User>().build().unwrap();
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let context = CallContext::new().with_state(User("ada".into()));
+    /// let output = set.call_with("whoami", "{}", context).await.unwrap();
+    /// # let _ = output;
+    /// # });
+    /// ```
+    pub fn state_per_call<S: Clone + Send + Sync + 'static>(mut self) -> Self {
+        self.per_call.push(TypeId::of::<S>());
+        self
+    }
+
+    fn need(&mut self, kind: &'static str, name: &str, states: Vec<NeededState>) {
+        self.needs.extend(states.into_iter().map(|state| Need {
+            kind,
+            name: name.to_owned(),
+            state,
+        }));
+    }
+
+    /// The first need that nothing fills: not the set's state, not declared per call, not
+    /// given by the server to every call it makes.
+    fn missing_state(&self) -> Option<&Need> {
+        self.needs.iter().find(|need| {
+            let id = need.state.id();
+            !self.context.has_state(id) && !self.per_call.contains(&id) && !supplied_per_call(id)
+        })
     }
 
     /// Limits on each call's arguments (default: 1 MiB, depth 100).
@@ -778,6 +839,13 @@ impl ToolSetBuilder {
     /// The tool set; refuses two tools or two prompts with the same name, and two resources
     /// with the same URI.
     pub fn build(self) -> Result<ToolSet, BuildError> {
+        if let Some(need) = self.missing_state() {
+            return Err(BuildError::MissingState {
+                kind: need.kind,
+                name: need.name.clone(),
+                state: need.state.type_name(),
+            });
+        }
         let prompts = self.prompts.build()?;
         let resources = self.resources.build()?;
         let mut index: HashMap<&'static str, usize> = HashMap::new();
@@ -815,6 +883,27 @@ impl ToolSetBuilder {
                 resources,
             }),
         })
+    }
+}
+
+/// State that a tool, prompt or resource needs.
+struct Need {
+    kind: &'static str,
+    name: String,
+    state: NeededState,
+}
+
+/// State that the MCP server gives every call it makes (its peer, itself, the request's
+/// `_meta`), which a set therefore need not have.
+fn supplied_per_call(id: TypeId) -> bool {
+    #[cfg(feature = "mcp")]
+    {
+        crate::mcp::supplies_per_call(id)
+    }
+    #[cfg(not(feature = "mcp"))]
+    {
+        let _ = id;
+        false
     }
 }
 

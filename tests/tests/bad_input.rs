@@ -144,6 +144,8 @@ fn tools() -> ToolSet {
         .tool_with_timeout(Slow, Duration::from_millis(50))
         .tool(Grumble)
         .tool(NeedsDatabase)
+        // Declared to come with each call, and then not given: the call fails at run time.
+        .state_per_call::<Database>()
         .build()
         .unwrap()
 }

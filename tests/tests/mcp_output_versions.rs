@@ -124,9 +124,18 @@ fn forest() -> Vec<Node> {
 #[tool]
 fn nothing() {}
 
+/// Greet someone, in text only (as rmcp's `#[tool]` returning a `String` does).
+#[tool(output_schema = false)]
+fn greet_text(
+    /// Who to greet.
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
 fn tools() -> ToolSet {
     tooldef::toolset![
-        ListNames, Greet, CountWords, TextStats, MaybeStats, MakeShape, Forest, Nothing
+        ListNames, Greet, CountWords, TextStats, MaybeStats, MakeShape, Forest, Nothing, GreetText
     ]
     .build()
     .unwrap()
@@ -271,6 +280,20 @@ async fn exercise(version: ProtocolVersion) -> HashMap<String, Value> {
         }
     }
     assert!(!schemas.contains_key("nothing"), "`()` promises nothing");
+    // `output_schema = false`: no schema, and the result is its text alone, for every version.
+    assert!(
+        !schemas.contains_key("greet_text"),
+        "{:?}",
+        schemas.get("greet_text")
+    );
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("name".into(), json!("Ada"));
+    let result = client
+        .call_tool(CallToolRequestParams::new("greet_text").with_arguments(arguments))
+        .await
+        .unwrap();
+    assert_eq!(result.structured_content, None, "{version}");
+    assert_eq!(text_of(&result.content), "Hello, Ada!");
     client.cancel().await.unwrap();
     schemas
 }

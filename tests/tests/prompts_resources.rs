@@ -309,8 +309,31 @@ async fn prompt_failures_and_missing_context_are_not_the_clients() {
     );
     assert!(!error.is_invalid_params());
 
-    // Without the state `PlanTrip` takes, the prompt is the server's failure.
-    let bare = ToolSet::builder().prompt(PlanTrip).build().unwrap();
+    // Without the state `PlanTrip` takes, the set is not built; declared to come with each
+    // call and not given, the prompt is the server's failure.
+    let Err(error) = ToolSet::builder().prompt(PlanTrip).build() else {
+        panic!("built without the state it needs");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("the prompt `plan_trip` takes `State<"),
+        "{error}"
+    );
+    let Err(error) = ToolSet::builder().resource(SrvFile).build() else {
+        panic!("built without the state it needs");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("the resource `file:///srv/{+path}` takes `State<"),
+        "{error}"
+    );
+    let bare = ToolSet::builder()
+        .prompt(PlanTrip)
+        .state_per_call::<Agency>()
+        .build()
+        .unwrap();
     let error = bare
         .get_prompt("plan_trip", args([("city", "Porto")]), CallContext::new())
         .await

@@ -738,9 +738,38 @@ async fn state_and_call_id_reach_the_tool() {
     );
 }
 
+#[test]
+fn missing_state_is_refused_when_the_set_is_built() {
+    let Err(error) = ToolSet::builder().tool(Greet).build() else {
+        panic!("built without the state it needs");
+    };
+    let BuildError::MissingState { kind, name, state } = &error else {
+        panic!("expected MissingState, got {error:?}");
+    };
+    assert_eq!((*kind, name.as_str()), ("tool", "greet"));
+    assert!(state.ends_with("Greeting"), "{state}");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("the tool `greet` takes `State<")
+            && message.contains("add `.state(…)` with one to the builder")
+            && message.contains(".state_per_call::<"),
+        "{message}"
+    );
+    // Given after the tool is as good as before it.
+    ToolSet::builder()
+        .tool(Greet)
+        .state(Greeting("Hi".to_owned()))
+        .build()
+        .unwrap();
+}
+
 #[tokio::test]
-async fn missing_state_makes_the_tool_unavailable() {
-    let tools = ToolSet::builder().tool(Greet).build().unwrap();
+async fn state_declared_per_call_is_the_calls_to_give() {
+    let tools = ToolSet::builder()
+        .tool(Greet)
+        .state_per_call::<Greeting>()
+        .build()
+        .unwrap();
     let error = tools.call("greet", r#"{"name": "Ada"}"#).await.unwrap_err();
     let ToolError::Unavailable { tool, reason } = &error else {
         panic!("expected Unavailable, got {error:?}");

@@ -12,8 +12,8 @@ use syn::{Ident, ReturnType, Type};
 
 use crate::ast::{Item, Param, ParamKind};
 use crate::expand::{
-    TOOLSET_METHOD, ToolType, call_expr, doc_path, free_module, method_module, option_str,
-    param_description, rust_name, tool_krate, tool_type,
+    TOOLSET_METHOD, ToolType, call_expr, doc_path, free_module, method_module, needed_state_method,
+    option_str, param_description, rust_name, tool_krate, tool_type,
 };
 use crate::families::{first_and_last_span, respan};
 use crate::valid::option_inner;
@@ -61,6 +61,7 @@ pub fn prompt_items(item: &Item) -> (TokenStream, TokenStream) {
         |error| quote!(#krate::PromptError::unavailable(#krate::Prompt::definition(self), &#error)),
     );
     let Body { reads, call } = &body;
+    let needed_state = needed_state_method(&item.params, &krate);
     let reply = output_conversion(
         item,
         |span| quote_spanned!(span=> #krate::IntoPromptReply::into_prompt_reply(__tooldef_output)),
@@ -105,6 +106,8 @@ pub fn prompt_items(item: &Item) -> (TokenStream, TokenStream) {
             fn type_name(&self) -> &'static str {
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident))
             }
+
+            #needed_state
 
             fn get(
                 &self,
@@ -185,6 +188,7 @@ pub fn resource_items(item: &Item) -> (TokenStream, TokenStream) {
         |error| quote!(#krate::ResourceError::unavailable(__tooldef_uri, &#error)),
     );
     let Body { reads, call } = &body;
+    let needed_state = needed_state_method(&item.params, &krate);
     let contents = output_conversion(item, |span| {
         quote_spanned! {span=>
             #krate::IntoResourceContents::into_contents(__tooldef_output, __tooldef_uri, #mime_type)
@@ -239,6 +243,8 @@ pub fn resource_items(item: &Item) -> (TokenStream, TokenStream) {
             fn type_name(&self) -> &'static str {
                 ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident))
             }
+
+            #needed_state
 
             fn read(
                 &self,

@@ -473,14 +473,33 @@ paged!(
     ListResourceTemplatesResult: rmcp::model::ResourceTemplate
 );
 
-/// The context of a request for a prompt or a resource: its id, cancellation, peer and `_meta`.
-fn request_context(mut context: RequestContext<RoleServer>) -> CallContext {
+/// The context of a request for a prompt or a resource: its own and its cancellation.
+fn request_context(server: &McpServer, mut context: RequestContext<RoleServer>) -> CallContext {
+    own_context(server, &mut context).with_cancellation(context.ct)
+}
+
+/// What the server gives every tool call and every prompt, resource and completion request: the
+/// request's id, and as state the client's peer, the server itself and the request's `_meta`.
+/// [`supplies_per_call`] says which state, for [`ToolSetBuilder::build`](crate::ToolSetBuilder::build).
+fn own_context(server: &McpServer, context: &mut RequestContext<RoleServer>) -> CallContext {
     let RequestMetaObject(meta) = std::mem::take(&mut context.meta);
     CallContext::new()
         .with_call_id(context.id.to_string())
         .with_state(context.peer.clone())
+        .with_state(server.clone())
         .with_state(McpRequestMeta(meta.0))
-        .with_cancellation(context.ct)
+}
+
+/// Whether [`own_context`] gives every request state of this type, so that a tool set served
+/// here need not have it.
+pub(crate) fn supplies_per_call(id: std::any::TypeId) -> bool {
+    use std::any::TypeId;
+    [
+        TypeId::of::<Peer<RoleServer>>(),
+        TypeId::of::<McpServer>(),
+        TypeId::of::<McpRequestMeta>(),
+    ]
+    .contains(&id)
 }
 
 impl Listing {
@@ -726,7 +745,7 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, ErrorData> {
         let tools = self.tools();
         let arguments = offer::prompt_arguments(request.arguments)?;
-        let call = request_context(context);
+        let call = request_context(self, context);
         offer::get_prompt(&tools, &request.name, arguments, call)
             .await
             .map(GetPromptResponse::Complete)
@@ -754,7 +773,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         let tools = self.tools();
-        let call = request_context(context);
+        let call = request_context(self, context);
         offer::read_resource(&tools, &request.uri, call)
             .await
             .map(ReadResourceResponse::Complete)
@@ -788,7 +807,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         let tools = self.tools();
-        offer::complete(&tools, request, request_context(context)).await
+        offer::complete(&tools, request, request_context(self, context)).await
     }
 
     /// The tool rmcp's Streamable HTTP server checks a call's `Mcp-Param-*` headers against
@@ -905,12 +924,7 @@ impl McpServer {
         let (progress, log) =
             notify::for_call(&context, modern, &self.inner.log_levels, &request.name);
         let takes = asking::ClientTakes::of(&context, modern);
-        let RequestMetaObject(meta) = std::mem::take(&mut context.meta);
-        let base = CallContext::new()
-            .with_call_id(context.id.to_string())
-            .with_state(context.peer.clone())
-            .with_state(self.clone())
-            .with_state(McpRequestMeta(meta.0))
+        let base = own_context(self, &mut context)
             .with_progress(progress)
             .with_client_log(log);
         let name = request.name.to_string();

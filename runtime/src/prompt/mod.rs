@@ -50,6 +50,13 @@ pub trait Prompt: Send + Sync + 'static {
         std::any::type_name::<Self>()
     }
 
+    /// The application state its context parameters need ([`State<T>`](crate::State) needs a
+    /// `T`), which [`ToolSetBuilder::build`](crate::ToolSetBuilder::build) checks was given.
+    /// `#[prompt]` lists its parameters'; none by default.
+    fn needed_state(&self) -> Vec<crate::NeededState> {
+        Vec::new()
+    }
+
     /// The messages for these arguments.
     fn get(
         &self,

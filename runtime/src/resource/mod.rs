@@ -53,6 +53,13 @@ pub trait Resource: Send + Sync + 'static {
         std::any::type_name::<Self>()
     }
 
+    /// The application state its context parameters need ([`State<T>`](crate::State) needs a
+    /// `T`), which [`ToolSetBuilder::build`](crate::ToolSetBuilder::build) checks was given.
+    /// `#[resource]` lists its parameters'; none by default.
+    fn needed_state(&self) -> Vec<crate::NeededState> {
+        Vec::new()
+    }
+
     /// Reads the resource at `uri`: the fixed URI, or one its template matched, with the
     /// template's variables in `variables`.
     fn read(
