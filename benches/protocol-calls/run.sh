@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 n1=${1:-100}
 n2=${2:-1100}
-(cd "$root" && cargo build -q --release -p tooldef-examples --example mcp_server)
+(cd "$root" && cargo build -q --release -p tooldef-examples --features mcp --example mcp_server)
 server="${CARGO_TARGET_DIR:-"$root/target"}/release/examples/mcp_server"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

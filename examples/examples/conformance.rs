@@ -5,7 +5,7 @@
 //! tries).
 //!
 //! ```text
-//! cargo run --example conformance -- --http 127.0.0.1:3001
+//! cargo run -p tooldef-examples --features mcp --example conformance -- --http 127.0.0.1:3001
 //! npx @modelcontextprotocol/conformance server --url http://127.0.0.1:3001/mcp
 //! ```
 //!

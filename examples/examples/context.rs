@@ -1,7 +1,7 @@
 //! Injected context: tool parameters that the server fills, not the model.
 //!
 //! ```text
-//! cargo run --example context
+//! cargo run -p tooldef-examples --example context
 //! ```
 //!
 //! `State<T>` hands a tool the application's state (here a notes store) given once to the

@@ -1,12 +1,12 @@
 //! An MCP server serving the showcase's tools, over stdio (the default) or Streamable HTTP.
 //!
 //! ```text
-//! cargo run --example mcp_server                             # stdio
-//! cargo run --example mcp_server -- --test-tools             # plus `crash` (panics) and `sleep`, for tests
-//! cargo run --example mcp_server -- --mcp-features           # plus tools that ask the user, run as tasks, carry icons
-//! cargo run --example mcp_server -- --conformance-asking     # plus the conformance suite's sampling and elicitation tools
-//! cargo run --example mcp_server -- --http 127.0.0.1:8000    # Streamable HTTP at http://127.0.0.1:8000/mcp
-//! MCP_BEARER_TOKEN=secret cargo run --example mcp_server -- --http 127.0.0.1:0 --stateless
+//! cargo run -p tooldef-examples --features mcp --example mcp_server                           # stdio
+//! cargo run -p tooldef-examples --features mcp --example mcp_server -- --test-tools             # plus `crash` (panics) and `sleep`, for tests
+//! cargo run -p tooldef-examples --features mcp --example mcp_server -- --mcp-features           # plus tools that ask the user, run as tasks, carry icons
+//! cargo run -p tooldef-examples --features mcp --example mcp_server -- --conformance-asking     # plus the conformance suite's sampling and elicitation tools
+//! cargo run -p tooldef-examples --features mcp --example mcp_server -- --http 127.0.0.1:8000    # Streamable HTTP at http://127.0.0.1:8000/mcp
+//! MCP_BEARER_TOKEN=secret cargo run -p tooldef-examples --features mcp --example mcp_server -- --http 127.0.0.1:0 --stateless
 //! ```
 //!
 //! Over stdio, stdout carries the protocol. Over HTTP, the first line on stderr says where it

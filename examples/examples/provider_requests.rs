@@ -5,7 +5,7 @@
 //! them against the official `anthropic`, `google-genai` and `openai` SDKs' request types.
 //!
 //! ```text
-//! cargo run --example provider_requests
+//! cargo run -p tooldef-examples --example provider_requests
 //! ```
 
 use serde_json::{Map, Value, json};

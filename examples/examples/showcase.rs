@@ -1,8 +1,8 @@
 //! Prints every showcase tool's definition for a target.
 //!
 //! ```text
-//! cargo run --example showcase -- --target gemini   # a JSON array on stdout, nothing else
-//! cargo run --example showcase                      # a readable overview
+//! cargo run -p tooldef-examples --example showcase -- --target gemini   # a JSON array on stdout, nothing else
+//! cargo run -p tooldef-examples --example showcase                      # a readable overview
 //! ```
 
 use std::process::ExitCode;
@@ -75,7 +75,7 @@ fn print_overview() {
     }
     println!("Print every definition for one target with:");
     println!(
-        "  cargo run --example showcase -- --target mcp|chat|responses|anthropic|gemini|gemini-json"
+        "  cargo run -p tooldef-examples --example showcase -- --target mcp|chat|responses|anthropic|gemini|gemini-json"
     );
 }
 

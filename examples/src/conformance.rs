@@ -1,6 +1,6 @@
 //! The server side of the official MCP conformance suite (`@modelcontextprotocol/conformance`),
 //! written with tooldef's API alone: the tools, prompts and resources its scenarios call by
-//! name, each answering as the scenario's description asks. `cargo run --example conformance
+//! name, each answering as the scenario's description asks. `cargo run -p tooldef-examples --features mcp --example conformance
 //! -- --http 127.0.0.1:3001` serves them; `bash tests/conformance/server.sh` runs the suite
 //! against it.
 

@@ -15,7 +15,7 @@ cd "$root"
 say() { echo "conformance server: $*"; }
 
 suite=$(bash "$here/install.sh" | tail -1)
-cargo build -q -p tooldef-examples --example conformance
+cargo build -q -p tooldef-examples --features mcp --example conformance
 binary="$root/target/debug/examples/conformance"
 
 work=$(mktemp -d)

@@ -114,7 +114,7 @@ exec 9>&-
 if [ -n "${TOOLDEF_MCP_SERVER:-}" ]; then
   server=$TOOLDEF_MCP_SERVER
 else
-  (cd "$root" && cargo build -q -p tooldef-examples --example mcp_server)
+  (cd "$root" && cargo build -q -p tooldef-examples --features mcp --example mcp_server)
   server="${CARGO_TARGET_DIR:-"$root/target"}/debug/examples/mcp_server"
 fi
 [ -x "$server" ] || die "no mcp_server binary at $server"

@@ -5,7 +5,7 @@ TypedDicts) and `google-genai` (its pydantic models, which refuse unknown fields
 `parametersJsonSchema`, so that one is also checked as JSON Schema 2020-12 within the keywords
 Gemini documents).
 
-Usage: provider_sdks.py REQUESTS.json   (the output of `cargo run --example provider_requests`)
+Usage: provider_sdks.py REQUESTS.json   (the output of `cargo run -p tooldef-examples --example provider_requests`)
 
 The anthropic and openai SDKs declare requests as TypedDicts and does not validate them at runtime, and
 pydantic's TypedDict validation lets unknown keys and some missing ones through; so the check here

@@ -30,7 +30,7 @@ suite_build() {
     cd "$root"
     cargo build -q -p tooldef-cli
     cargo build -q -p tooldef-scripted-upstream
-    cargo build -q -p tooldef-examples --example mcp_server
+    cargo build -q -p tooldef-examples --features mcp --example mcp_server
   )
 }
 

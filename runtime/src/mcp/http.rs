@@ -68,7 +68,7 @@ impl McpServer {
     ///     .allow_host("mcp.example.com");
     /// let router = server.into_http_router(options)?;
     /// let listener = tokio::net::TcpListener::bind("0.0.0.0:8000").await?;
-    /// tooldef::mcp::axum::serve(listener, router).await?; // clients connect to http://mcp.example.com:8000/mcp
+    /// axum::serve(listener, router).await?; // clients connect to http://mcp.example.com:8000/mcp
     /// # Ok(())
     /// # }
     /// ```

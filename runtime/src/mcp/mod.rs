@@ -39,17 +39,10 @@ pub use round_trip::INPUT_WAIT;
 pub use serve::ServeError;
 pub use transport::{LineTransport, WireLimits, stdio};
 
-/// rmcp, the MCP engine under [`McpServer`], at the version tooldef is built with: for what
-/// goes beyond tooldef's API (a custom transport, rmcp's client), without a second copy of a
-/// different major version.
-#[doc(no_inline)]
-pub use rmcp;
-
-/// axum, whose [`Router`](axum::Router) [`McpServer::into_http_router`] returns, at the version
-/// tooldef is built with: to merge that router into an application's or add layers.
-#[cfg(feature = "http")]
-#[doc(no_inline)]
-pub use axum;
+// rmcp and axum are not re-exported: a `pub use rmcp;` here puts rmcp's items among those
+// rustc shortens type names against, and every compile error of a user's crate then reads
+// `HashMap<std::string::String, …>` instead of `HashMap<String, …>`. `serve_stdio` and
+// `serve_http` make them unnecessary for a server; beyond that, depend on rmcp 3 and axum 0.8.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};

@@ -18,7 +18,7 @@ pub enum ServeError {
     /// The client did not open an MCP session: it closed the connection first, or sent
     /// something other than `initialize`.
     #[error("the MCP session did not start: {0}")]
-    Start(#[source] ServerInitializeError),
+    Start(#[source] Box<ServerInitializeError>),
     /// The task serving the session panicked or was aborted.
     #[error("the MCP session's task ended abnormally: {0}")]
     Session(#[source] tokio::task::JoinError),
@@ -69,7 +69,7 @@ impl McpServer {
         let running = self
             .serve(super::stdio())
             .await
-            .map_err(ServeError::Start)?;
+            .map_err(|error| ServeError::Start(Box::new(error)))?;
         match running.waiting().await.map_err(ServeError::Session)? {
             QuitReason::JoinError(error) => Err(ServeError::Session(error)),
             // Closed by the client, or cancelled: the ends a server is for.
