@@ -397,7 +397,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// A field no target can take as it is, a map say, is a compile error at that field:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use std::collections::HashMap;
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
@@ -453,7 +453,7 @@ pub fn derive_portable(input: TokenStream) -> TokenStream {
 ///
 /// A field a flat form cannot show, a nested struct say, is a compile error at that field:
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use tooldef::Elicitable;

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! [`McpServer::serve_http`] serves it over Streamable HTTP (feature `http`). `McpServer` is an
-//! rmcp [`ServerHandler`](rmcp::ServerHandler) too, for any transport rmcp serves
+//! rmcp [`ServerHandler`] too, for any transport rmcp serves
 //! (`server.serve(transport)` with [`rmcp::ServiceExt`]).
 
 mod admission;
