@@ -49,7 +49,73 @@ fn item(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
 
 /// Turns a function into a tool that every LLM API accepts.
 ///
-/// See the `tooldef` crate's documentation for the full grammar.
+/// ```
+/// use tooldef::{Target, Tool, tool};
+///
+/// /// Get the weather forecast for a city.
+/// #[tool(read_only)]
+/// fn get_weather(
+///     /// The city, e.g. "Lisbon".
+///     city: String,
+///     /// How many days to forecast.
+///     #[arg(default = 3)]
+///     #[schemars(range(min = 1, max = 14))]
+///     days: u32,
+/// ) -> String {
+///     format!("{days} days of sun in {city}")
+/// }
+///
+/// let definition = GetWeather.definition();
+/// assert_eq!(definition.description(), Some("Get the weather forecast for a city."));
+/// let gemini = definition.to_json(Target::Gemini).unwrap();
+/// assert_eq!(
+///     gemini["parameters"]["properties"]["days"]["description"],
+///     "How many days to forecast. Default: 3."
+/// );
+/// assert_eq!(get_weather("Lisbon".into(), 2), "2 days of sun in Lisbon"); // still a function
+/// ```
+///
+/// Generated beside the function, which is left as it is: a unit struct named after it in
+/// UpperCamelCase (`GetWeather`), as visible as the function, implementing `tooldef::Tool`, and
+/// the struct of its arguments (`GetWeatherArgs`). Add it to a `ToolSet` to list and call it
+/// (`ToolSet::builder().tool(GetWeather)`, or `toolset![GetWeather]`).
+///
+/// The guide, with each part at work (output and errors, context, `#[tools]`, serving over
+/// MCP), is the `tooldef` crate's documentation (<https://docs.rs/tooldef>). In short:
+///
+/// # The function
+///
+/// - Its doc comment is the tool's description (or `#[tool(description = "…")]`); a `///`
+///   comment on a parameter is that argument's description, and so is an entry of a rustdoc
+///   `# Arguments` list (`` * `city` - The city. ``), which is then left out of the tool's
+///   description.
+/// - Each parameter is an argument, in order: a property of the input schema, named after the
+///   parameter, required unless it is an `Option<T>` or has a default. Its type derives
+///   `Deserialize` and `JsonSchema`, and `Portable` (or is one of the standard types that are).
+///   `Args(search): Args<SearchArgs>` takes the whole argument object as one type instead.
+/// - Parameters of type `State<T>`, `CallContext`, `CancellationToken`, `Progress`,
+///   `ClientLog`, `Elicit` and `Sample`, and any marked `#[context]` whose type implements
+///   `FromCallContext`, are filled by the caller, not the model, and are not in the schema.
+/// - It may be `async`. It returns any `Serialize` type (one that also implements `JsonSchema`
+///   gives the tool an output schema and MCP structured content), a `ToolOutput` (content
+///   blocks of its own), or a `Result` of one whose error (`Display`) is what the model reads.
+///
+/// # `#[tool(…)]`
+///
+/// - `name = "…"`: the tool's name (by default the function's); `title = "…"`: a title for
+///   display; `description = "…"`: instead of the doc comment.
+/// - `read_only`, `destructive`, `idempotent`, `open_world` (each alone `true`, or `= BOOL`):
+///   MCP's annotations.
+/// - `strict = false`: opt out of the portability checks; the tool renders non-strict for
+///   OpenAI and Anthropic, and maps and `serde_json::Value` are accepted.
+/// - `type_name = "…"`: the generated type's name; `crate = "path"`: a renamed `tooldef`.
+/// - `icon`, `meta`, `task`: for MCP clients, below.
+///
+/// Whatever a target would refuse is a compile error at the token at fault: a name a target
+/// refuses, a missing or over-long description, two arguments of one name, an unknown key (with
+/// "did you mean"), a borrowed or generic argument, and, through trait bounds, an argument type
+/// some target cannot carry (a map, `serde_json::Value`, a tuple, a 128-bit integer, a type
+/// that does not derive `Portable`).
 ///
 /// # Parameter attributes
 ///
@@ -304,6 +370,44 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 ///
 /// Every field that reaches the schema must itself be portable; the error for one that is not
 /// points at that field. `#[portable(crate = "path")]` names a renamed `tooldef` dependency.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tooldef::{Portable, Target, Tool, tool};
+///
+/// /// A room booking.
+/// #[derive(Deserialize, JsonSchema, Portable)]
+/// struct Booking {
+///     /// The guest's name.
+///     name: String,
+///     /// How many nights.
+///     nights: u16,
+/// }
+///
+/// /// Book a room.
+/// #[tool]
+/// fn book(booking: Booking) -> String {
+///     format!("{} for {} nights", booking.name, booking.nights)
+/// }
+///
+/// let chat = Book.definition().to_json(Target::ChatCompletions).unwrap();
+/// assert_eq!(chat["function"]["strict"], true);
+/// ```
+///
+/// A field no target can take as it is, a map say, is a compile error at that field:
+///
+/// ```compile_fail,E0277
+/// use std::collections::HashMap;
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tooldef::Portable;
+///
+/// #[derive(Deserialize, JsonSchema, Portable)]
+/// struct Labels {
+///     labels: HashMap<String, String>, // error: a map cannot be an argument of a portable tool
+/// }
+/// ```
 #[proc_macro_derive(Portable, attributes(portable, serde, schemars))]
 pub fn derive_portable(input: TokenStream) -> TokenStream {
     portable::derive(input.into())
@@ -319,6 +423,51 @@ pub fn derive_portable(input: TokenStream) -> TokenStream {
 /// `Vec` of such an enum); the error for one that is not points at that field. On an enum of
 /// unit variants, it makes the enum such a field. `#[elicitable(crate = "path")]` names a
 /// renamed `tooldef` dependency.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tooldef::Elicitable;
+///
+/// /// A pizza's size.
+/// #[derive(Deserialize, JsonSchema, Elicitable)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Size {
+///     Small,
+///     Large,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema, Elicitable)]
+/// struct Order {
+///     /// How large?
+///     size: Size,
+///     /// Extra cheese?
+///     cheese: bool,
+/// }
+///
+/// // The form a tool's `elicit.ask::<Order>(…)` shows the user.
+/// let form = Order::form().unwrap();
+/// assert_eq!(form["properties"]["size"]["enum"], serde_json::json!(["small", "large"]));
+/// assert_eq!(form["properties"]["cheese"]["type"], "boolean");
+/// ```
+///
+/// A field a flat form cannot show, a nested struct say, is a compile error at that field:
+///
+/// ```compile_fail,E0277
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tooldef::Elicitable;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Address {
+///     street: String,
+/// }
+///
+/// #[derive(Deserialize, JsonSchema, Elicitable)]
+/// struct Delivery {
+///     address: Address, // error: an elicitation form cannot have a field of type `Address`
+/// }
+/// ```
 #[proc_macro_derive(Elicitable, attributes(elicitable, serde, schemars))]
 pub fn derive_elicitable(input: TokenStream) -> TokenStream {
     elicitable::derive(input.into())
@@ -328,6 +477,46 @@ pub fn derive_elicitable(input: TokenStream) -> TokenStream {
 
 /// A `ToolSetBuilder` holding the listed tools (unit tool types, as `#[tool]` makes them), whose
 /// names are checked to be distinct at compile time: `toolset![GetWeather, ConvertCurrency]`.
+///
+/// ```
+/// use tooldef::{tool, toolset};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// /// Multiply two numbers.
+/// #[tool]
+/// fn multiply(a: i64, b: i64) -> i64 {
+///     a * b
+/// }
+///
+/// // A `ToolSetBuilder`: give it state, limits or more tools before `build`.
+/// let tools = toolset![Add, Multiply].build().unwrap();
+/// assert_eq!(tools.len(), 2);
+/// ```
+///
+/// Two tools of one name do not compile (`ToolSetBuilder::tool` finds it only at `build`):
+///
+/// ```compile_fail
+/// use tooldef::{tool, toolset};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// /// Add two numbers, under the same name.
+/// #[tool(name = "add")]
+/// fn plus(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let tools = toolset![Add, Plus];
+/// ```
 #[proc_macro]
 pub fn toolset(input: TokenStream) -> TokenStream {
     toolset::expand(input.into())

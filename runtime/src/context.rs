@@ -14,6 +14,29 @@ pub use tokio_util::sync::CancellationToken;
 /// What a call carries besides its arguments: application state and per-call metadata.
 ///
 /// Cheap to clone (reference-counted).
+///
+/// A tool takes it as a parameter to learn its call's id, find state by type or watch for
+/// cancellation; a caller makes one to give a call its id and state of its own.
+///
+/// ```
+/// use tooldef::{CallContext, ToolSet, tool};
+///
+/// /// Say which call this is.
+/// #[tool]
+/// fn whoami(call: CallContext) -> String {
+///     format!("call {}", call.call_id().unwrap_or("without an id"))
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().tool(Whoami).build()?;
+/// let call = CallContext::new().with_call_id("call_7").with_state(42_u32);
+/// assert_eq!(call.state::<u32>(), Some(42));
+/// let output = tools.call_with("whoami", "{}", call).await?;
+/// assert_eq!(output.to_text(), "call call_7");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Default)]
 pub struct CallContext {
     call_id: Option<Arc<str>>,
@@ -158,10 +181,79 @@ impl fmt::Debug for CallContext {
 }
 
 /// Application state of type `T`, injected into a tool parameter: `State(db): State<Db>`.
+///
+/// The state is given to the tool set once
+/// ([`ToolSetBuilder::state`](crate::ToolSetBuilder::state)) or to one call
+/// ([`CallContext::with_state`]), and found by its type; each call gets a clone, so keep what is
+/// large or shared behind an `Arc`.
+///
+/// ```
+/// use std::sync::Arc;
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use tooldef::{State, ToolSet, tool};
+///
+/// #[derive(Clone, Default)]
+/// struct Visits(Arc<AtomicU64>);
+///
+/// /// Count a visit.
+/// #[tool]
+/// fn visit(State(visits): State<Visits>) -> u64 {
+///     visits.0.fetch_add(1, Ordering::SeqCst) + 1
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let visits = Visits::default();
+/// let tools = ToolSet::builder().tool(Visit).state(visits.clone()).build()?;
+/// tools.call("visit", "{}").await?;
+/// assert_eq!(tools.call("visit", "{}").await?.to_text(), "2");
+/// assert_eq!(visits.0.load(Ordering::SeqCst), 2);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct State<T>(pub T);
 
 /// A type a tool parameter can be filled with from the [`CallContext`].
+///
+/// Implement it for context of your own, and mark the parameter `#[context]`: like an axum
+/// extractor, it is made from the call's context and is not an argument the model sends.
+///
+/// ```
+/// use tooldef::{CallContext, ContextError, FromCallContext, ToolError, ToolSet, tool};
+///
+/// #[derive(Clone)]
+/// struct Session {
+///     user: String,
+/// }
+///
+/// /// The user a call is made for.
+/// struct User(String);
+///
+/// impl FromCallContext for User {
+///     fn from_call_context(context: &CallContext) -> Result<Self, ContextError> {
+///         let session = context.state::<Session>();
+///         session.map(|session| User(session.user)).ok_or_else(|| ContextError::Other("no session".into()))
+///     }
+/// }
+///
+/// /// Greet the user.
+/// #[tool]
+/// fn hello(#[context] user: User) -> String {
+///     format!("hello, {}", user.0)
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().tool(Hello).build()?;
+/// let call = CallContext::new().with_state(Session { user: "ada".into() });
+/// assert_eq!(tools.call_with("hello", "{}", call).await?.to_text(), "hello, ada");
+/// // Without a session the server is at fault, not the model, and the error says so.
+/// let error = tools.call("hello", "{}").await.unwrap_err();
+/// assert!(matches!(error, ToolError::Unavailable { .. }));
+/// # Ok(())
+/// # }
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not injected context, and the parameter is taken as context",
     label = "taken as context by its type's name",

@@ -254,6 +254,16 @@ pub enum ConvertError {
 
 /// The MCP tools in `input`: a `tools/list` result (`{"tools": [...]}`), an array of tools, or
 /// one tool.
+///
+/// ```
+/// use serde_json::json;
+/// use tooldef::convert::read_tools;
+///
+/// let one = json!({"name": "ping", "inputSchema": {"type": "object"}});
+/// assert_eq!(read_tools(&one).unwrap().len(), 1);
+/// assert_eq!(read_tools(&json!({"tools": [one.clone(), one]})).unwrap().len(), 2);
+/// assert!(read_tools(&json!("ping")).is_err());
+/// ```
 pub fn read_tools(input: &Value) -> Result<&[Value], ConvertError> {
     match input {
         Value::Object(map) if map.contains_key("tools") => match map.get("tools") {
@@ -277,6 +287,26 @@ pub fn read_tools(input: &Value) -> Result<&[Value], ConvertError> {
 }
 
 /// Converts MCP tools for `target`. The input is only read.
+///
+/// A tool that cannot be converted makes the whole batch an error, unless the options are
+/// [lenient](ConvertOptions::lenient): it is then left out and listed in
+/// [`Conversion::rejected`] with why.
+///
+/// ```
+/// use serde_json::json;
+/// use tooldef::Target;
+/// use tooldef::convert::{ConvertOptions, convert};
+///
+/// let listed = json!([
+///     {"name": "ping", "inputSchema": {"type": "object"}},
+///     {"name": "broken", "inputSchema": {"type": "object", "properties": {"n": {"type": "nonsense"}}}}
+/// ]);
+/// assert!(convert(&listed, Target::Anthropic, &ConvertOptions::default()).is_err());
+/// let lenient = ConvertOptions { lenient: true, ..ConvertOptions::default() };
+/// let anthropic = convert(&listed, Target::Anthropic, &lenient).unwrap();
+/// assert_eq!(anthropic.tools.len(), 1);
+/// assert_eq!(anthropic.rejected.len(), 1);
+/// ```
 pub fn convert(
     input: &Value,
     target: Target,

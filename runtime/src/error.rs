@@ -51,6 +51,28 @@ pub enum SchemaError {
 
 /// Why a call failed. Each variant's `Display` is a message written for the model, saying what
 /// went wrong and what to do next; the fields carry the same facts for programs.
+///
+/// ```
+/// use tooldef::{ToolError, ToolSet, tool};
+///
+/// /// Divide two numbers.
+/// #[tool]
+/// fn divide(a: i64, b: i64) -> Result<i64, String> {
+///     a.checked_div(b).ok_or_else(|| "cannot divide by zero".to_owned())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().tool(Divide).build()?;
+/// let error = tools.call("divide", r#"{"a": 1, "b": 0}"#).await.unwrap_err();
+/// assert_eq!(error.to_string(), "`divide` failed: cannot divide by zero");
+/// let error = tools.call("divide", r#"{"a": 1}"#).await.unwrap_err();
+/// let ToolError::InvalidArguments { problems, .. } = &error else { panic!("{error}") };
+/// assert_eq!(problems.len(), 1);
+/// assert!(error.is_model_error()); // its message tells the model how to call it right
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ToolError {

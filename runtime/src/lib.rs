@@ -1,27 +1,5 @@
-//! tooldef: write a tool once as a Rust function; serve it to any LLM.
-//!
-//! ```
-//! use tooldef::{Target, Tool, tool};
-//!
-//! /// Get the weather forecast for a city.
-//! #[tool(read_only)]
-//! fn get_weather(
-//!     /// The city, e.g. "Paris".
-//!     city: String,
-//!     /// How many days to forecast.
-//!     #[arg(default = 3)]
-//!     #[schemars(range(min = 1, max = 14))]
-//!     days: u32,
-//! ) -> String {
-//!     format!("{days} days of sun in {city}")
-//! }
-//!
-//! let gemini = GetWeather.definition().to_json(Target::Gemini).unwrap();
-//! assert_eq!(
-//!     gemini["parameters"]["properties"]["days"]["description"],
-//!     "How many days to forecast. Default: 3."
-//! );
-//! ```
+#![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod arguments;
@@ -35,6 +13,7 @@ mod elicit;
 mod error;
 mod instance;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 pub mod names;
 mod output;

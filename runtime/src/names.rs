@@ -1,5 +1,20 @@
 //! Tool names a target accepts, and the way back: `fs.read_file` is `fs_read_file` to OpenAI,
 //! and a call to `fs_read_file` goes to `fs.read_file`.
+//!
+//! ```
+//! use tooldef::Target;
+//! use tooldef::names::{NameMap, closest, sanitize};
+//!
+//! assert_eq!(sanitize("fs.read_file", Target::ChatCompletions), "fs_read_file");
+//! assert_eq!(sanitize("fs.read_file", Target::Mcp), "fs.read_file"); // MCP takes it
+//!
+//! let mut names = NameMap::default();
+//! assert_eq!(names.assign("fs.read_file", Target::ChatCompletions), "fs_read_file");
+//! assert_eq!(names.assign("fs/read_file", Target::ChatCompletions), "fs_read_file_2");
+//! assert_eq!(names.original("fs_read_file_2"), Some("fs/read_file"));
+//!
+//! assert_eq!(closest("read-file", ["read_file", "write_file", "list"]), ["read_file"]);
+//! ```
 
 use std::collections::HashMap;
 

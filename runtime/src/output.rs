@@ -8,6 +8,29 @@ use serde_json::{Map, Value};
 ///
 /// A tool returns any `T: Serialize` (or `Result<T, E>`), and tooldef turns it into this; return
 /// a `ToolOutput` yourself for text and several content blocks.
+///
+/// ```
+/// use tooldef::{Content, ToolOutput, ToolSet, tool};
+///
+/// /// Draw the week's sales.
+/// #[tool]
+/// fn chart() -> ToolOutput {
+///     ToolOutput::blocks([
+///         Content::from("The week's sales."),
+///         Content::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() },
+///     ])
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().tool(Chart).build()?;
+/// let output = tools.call("chart", "{}").await?;
+/// assert_eq!(output.content.len(), 2);
+/// // In words, for an API whose tool results are text (OpenAI's):
+/// assert_eq!(output.to_text(), "The week's sales.\n\n[image: image/png]");
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// What the model reads, in order.
@@ -19,6 +42,17 @@ pub struct ToolOutput {
 }
 
 /// One block of a tool's output.
+///
+/// ```
+/// use serde_json::json;
+/// use tooldef::Content;
+///
+/// let block = Content::from_mcp(&json!({"type": "text", "text": "hi"})).unwrap();
+/// assert_eq!(block, Content::from("hi"));
+/// assert_eq!(block.to_mcp(), json!({"type": "text", "text": "hi"}));
+/// let image = Content::Image { data: "iVBORw0KGgo=".into(), mime_type: "image/png".into() };
+/// assert_eq!(image.to_text(), "[image: image/png]");
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Content {
@@ -232,6 +266,15 @@ impl ToolOutput {
 }
 
 /// What a tool function returned, before the tool's definition decides how it is shown.
+///
+/// ```
+/// use tooldef::{IntoReturnValue, ReturnValue, ToolOutput};
+///
+/// let json = vec![1, 2].into_return_value();
+/// assert_eq!(json, Ok(ReturnValue::Json(serde_json::json!([1, 2]))));
+/// let output = ToolOutput::text("done");
+/// assert_eq!(output.clone().into_return_value(), Ok(ReturnValue::Output(output)));
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReturnValue {
     /// A JSON value (the function returned a `Serialize` type).

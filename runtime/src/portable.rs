@@ -200,14 +200,20 @@ impl<'a, T: ?Sized> Portable for &'a mut T where &'a mut T: ReferencesAreNotPort
 mod chrono_types {
     use super::Portable;
 
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl<Tz: chrono::TimeZone> Portable for chrono::DateTime<Tz> {}
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl Portable for chrono::NaiveDate {}
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl Portable for chrono::NaiveDateTime {}
+    #[cfg_attr(docsrs, doc(cfg(feature = "chrono")))]
     impl Portable for chrono::NaiveTime {}
 }
 
 #[cfg(feature = "uuid")]
+#[cfg_attr(docsrs, doc(cfg(feature = "uuid")))]
 impl Portable for uuid::Uuid {}
 
 #[cfg(feature = "url")]
+#[cfg_attr(docsrs, doc(cfg(feature = "url")))]
 impl Portable for url::Url {}

@@ -20,6 +20,31 @@ use crate::Target;
 /// How a model takes tool schemas, beyond its API's documented rules. Profiles other than
 /// [`Documented`](Profile::Documented) concern the OpenAI targets (Chat Completions and
 /// Responses, which OpenAI-compatible endpoints also speak); the others render as documented.
+///
+/// [`Target::for_model`] chooses one from a model's id;
+/// [`ToolDefinition::render_for`](crate::ToolDefinition::render_for) and
+/// [`ToolSet::list_for_model`](crate::ToolSet::list_for_model) render with it.
+///
+/// ```
+/// use tooldef::{Profile, Target, Tool, tool};
+///
+/// /// Count up to a number.
+/// #[tool]
+/// fn count(#[schemars(range(min = 1, max = 10))] to: u32) -> u32 {
+///     to
+/// }
+///
+/// let definition = Count.definition();
+/// let to = |profile| {
+///     let rendering = definition.render_for(Target::ChatCompletions, profile).unwrap();
+///     rendering.to_json()["function"]["parameters"]["properties"]["to"].clone()
+/// };
+/// assert_eq!(to(Profile::Documented)["maximum"], 10);
+/// // An OpenAI-compatible endpoint (vLLM, a router) ignores ranges: they are said in words.
+/// let compatible = to(Profile::OpenAiCompatible);
+/// assert!(compatible.get("maximum").is_none());
+/// assert!(compatible["description"].as_str().unwrap().contains("10"));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Profile {
     /// As the API documents (the default).

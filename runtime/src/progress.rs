@@ -96,6 +96,40 @@ where
 /// [`CallContext::with_progress`]. Otherwise (no token, a call that is not an MCP call, a
 /// client that has gone) [`report`](Progress::report) does nothing.
 ///
+/// An application that runs a [`ToolSet`](crate::ToolSet) itself gives a call a sink, a
+/// closure, say:
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use tooldef::{CallContext, Progress, ProgressUpdate, ToolSet, tool};
+///
+/// /// Count to three, slowly.
+/// #[tool]
+/// async fn count(progress: Progress) -> u32 {
+///     for done in 1..=3 {
+///         progress.report(f64::from(done), Some(3.0), None).await;
+///     }
+///     3
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink = {
+///     let seen = seen.clone();
+///     move |update: ProgressUpdate| {
+///         seen.lock().unwrap().push(update.progress);
+///         async {}
+///     }
+/// };
+/// let tools = ToolSet::builder().tool(Count).build()?;
+/// let call = CallContext::new().with_progress(Progress::new(sink));
+/// tools.call_with("count", "{}", call).await?;
+/// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+/// # Ok(())
+/// # }
+/// ```
+///
 /// Cheap to clone; clones share the call's last progress, so updates stay increasing whichever
 /// clone sends them.
 #[derive(Clone, Default)]

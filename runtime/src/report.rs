@@ -2,10 +2,38 @@
 //!
 //! Every transform records each change it makes as it makes it, with the JSON Pointer of the
 //! node it changed, the way serde_derive's `Ctxt` collects errors: nothing is worked out
-//! afterwards by comparing schemas. A [`Rendering`](crate::Rendering) is the target's tool plus
-//! its [`Report`]. `tooldef lint` and `tooldef convert` print the report; calls to a converted
-//! foreign tool are restored from it to the shape the original server expects (see
-//! [`Restore`](crate::convert::Restore)).
+//! afterwards by comparing schemas. A [`Rendering`](crate::targets::Rendering) is the target's
+//! tool plus its [`Report`]. `tooldef lint` and `tooldef convert` print the report; calls to a
+//! converted foreign tool are restored from it to the shape the original server expects (see
+//! [`Converted::restore_arguments`](crate::convert::Converted::restore_arguments)).
+//!
+//! ```
+//! use tooldef::report::{ChangeKind, Place};
+//! use tooldef::{Target, Tool, tool};
+//!
+//! /// Count up to a number.
+//! #[tool]
+//! fn count(#[arg(default = 3)] to: u32) -> u32 {
+//!     to
+//! }
+//!
+//! // OpenAI strict mode has no `default` and wants every property required: `to` is made
+//! // required and nullable (a `null` gives the default), and the default is said in words.
+//! let rendering = Count.definition().render(Target::ChatCompletions).unwrap();
+//! for change in rendering.report.changes() {
+//!     println!("{change}"); // e.g. "`/properties/to`: `default` moved into the description: …"
+//! }
+//! let changes = rendering.report.changes();
+//! assert!(changes.iter().any(|change| {
+//!     matches!(&change.kind, ChangeKind::MadeRequired { property, nullable: true, .. } if property == "to")
+//! }));
+//! assert!(changes.iter().any(|change| {
+//!     change.place == Place::Input
+//!         && change.pointer == "/properties/to"
+//!         && matches!(&change.kind, ChangeKind::Described { sentence, .. } if sentence == "Default: 3.")
+//! }));
+//! assert_eq!(rendering.report.not_strict().count(), 0);
+//! ```
 
 use std::fmt;
 

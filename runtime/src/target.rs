@@ -5,6 +5,25 @@ use std::fmt;
 use std::str::FromStr;
 
 /// An LLM API (or protocol) that a tool definition is rendered for.
+///
+/// ```
+/// use tooldef::{Target, Tool, tool};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let target: Target = "gemini-json".parse().unwrap();
+/// assert_eq!(target, Target::GeminiJsonSchema);
+/// assert!(Target::Responses.is_openai());
+/// assert!(!Target::ChatCompletions.accepts_name("fs.read_file")); // see `tooldef::names`
+/// for target in Target::ALL {
+///     let json = Add.definition().to_json(target).unwrap();
+///     println!("{}: {json}", target.short_name());
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
     /// An MCP `Tool`, as listed by `tools/list` (spec 2025-11-25).

@@ -19,6 +19,25 @@ use crate::{Profile, SchemaError, Target};
 ///
 /// `#[tool]` implements it for a unit struct named after the function (`get_weather` →
 /// `GetWeather`); implement it by hand only for what the macro cannot express.
+///
+/// ```
+/// use tooldef::{Target, Tool, tool};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// // Code that takes any tool: its name, its definition for a target.
+/// fn announce<T: Tool>(tool: &T) -> String {
+///     let chat = tool.definition().to_json(Target::ChatCompletions).unwrap();
+///     format!("{} takes {}", T::NAME, chat["function"]["parameters"]["required"])
+/// }
+///
+/// assert_eq!(announce(&Add), r#"add takes ["a","b"]"#);
+/// assert_eq!(add(2, 3), 5); // the function is still a function
+/// ```
 pub trait Tool: Send + Sync + 'static {
     /// The argument object the model sends, deserialised.
     type Args: DeserializeOwned + Send + 'static;
@@ -60,6 +79,34 @@ pub trait Tool: Send + Sync + 'static {
 
 /// The whole-struct form of a tool's arguments: `Args(args): Args<SearchArgs>` takes the complete
 /// argument object as one type that derives `Deserialize + JsonSchema`.
+///
+/// The type's serde attributes (`rename_all`, `default`, `skip`, enum representations) are
+/// honoured, and its doc comments describe the properties. Like any argument type of a portable
+/// tool, it derives [`Portable`](macro@crate::Portable) too.
+///
+/// ```
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+/// use tooldef::{Args, Portable, Target, Tool, tool};
+///
+/// #[derive(Deserialize, JsonSchema, Portable)]
+/// struct Range {
+///     /// The first number.
+///     from: u32,
+///     /// The last number.
+///     to: u32,
+/// }
+///
+/// /// Sum the numbers of a range.
+/// #[tool]
+/// fn sum(Args(range): Args<Range>) -> u32 {
+///     (range.from..=range.to).sum()
+/// }
+///
+/// let mcp = Sum.definition().to_json(Target::Mcp).unwrap();
+/// assert_eq!(mcp["inputSchema"]["required"], serde_json::json!(["from", "to"]));
+/// assert_eq!(sum(Args(Range { from: 1, to: 4 })), 10);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Args<T>(pub T);
 
@@ -111,6 +158,27 @@ pub enum RecursionPolicy {
 /// are validated against it (MCP SEP-1613: `$schema`, `$defs`/`$ref`, open objects and every
 /// other keyword kept), while the other targets are rendered from its canonical form. A schema
 /// tooldef made (`#[tool]`'s, from the argument types) has no written form.
+///
+/// `#[tool]` makes one for each tool ([`Tool::definition`]); a tool implemented by hand makes its
+/// own with [`ToolDefinition::builder`]:
+///
+/// ```
+/// use tooldef::{Target, ToolDefinition};
+///
+/// let definition = ToolDefinition::builder("get_time")
+///     .description("The current time in a time zone.")
+///     .input_schema(schemars::json_schema!({
+///         "type": "object",
+///         "properties": {"zone": {"type": "string", "default": "UTC"}}
+///     }))
+///     .build();
+/// assert_eq!(definition.name(), "get_time");
+/// // Gemini's `parameters` have no `default`: it is said in words.
+/// let gemini = definition.to_json(Target::Gemini).unwrap();
+/// let zone = &gemini["parameters"]["properties"]["zone"];
+/// assert!(zone.get("default").is_none());
+/// assert!(zone["description"].as_str().unwrap().contains("UTC"));
+/// ```
 #[derive(Debug)]
 pub struct ToolDefinition {
     name: Cow<'static, str>,
@@ -338,6 +406,20 @@ impl ToolDefinition {
 }
 
 /// Builds a [`ToolDefinition`]; see [`ToolDefinition::builder`].
+///
+/// ```
+/// use tooldef::{Target, ToolAnnotations, ToolDefinition};
+///
+/// let definition = ToolDefinition::builder("delete_file")
+///     .title("Delete a file")
+///     .description("Delete a file from the workspace.")
+///     .annotations(ToolAnnotations { destructive_hint: Some(true), ..Default::default() })
+///     .build(); // no input schema: the tool takes no arguments
+/// let mcp = definition.to_json(Target::Mcp).unwrap();
+/// assert_eq!(mcp["title"], "Delete a file");
+/// assert_eq!(mcp["annotations"]["destructiveHint"], true);
+/// assert_eq!(mcp["inputSchema"]["type"], "object");
+/// ```
 #[derive(Debug)]
 #[must_use]
 pub struct ToolDefinitionBuilder {

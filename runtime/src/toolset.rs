@@ -704,6 +704,37 @@ impl Entry {
 }
 
 /// Builds a [`ToolSet`]; see [`ToolSet::builder`].
+///
+/// ```
+/// use std::time::Duration;
+/// use tooldef::{ToolError, ToolSet, tool};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// /// Take a long nap.
+/// #[tool]
+/// async fn nap() -> &'static str {
+///     tokio::time::sleep(Duration::from_secs(60)).await;
+///     "rested"
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder()
+///     .tool(Add)
+///     .tool_with_timeout(Nap, Duration::from_millis(10)) // its own time limit
+///     .timeout(Duration::from_secs(30))                  // every other tool's
+///     .build()?;
+/// assert_eq!(tools.len(), 2);
+/// let error = tools.call("nap", "{}").await.unwrap_err();
+/// assert!(matches!(error, ToolError::TimedOut { .. }));
+/// # Ok(())
+/// # }
+/// ```
 #[must_use]
 pub struct ToolSetBuilder {
     entries: Vec<Entry>,
@@ -719,6 +750,22 @@ pub struct ToolSetBuilder {
 
 impl ToolSetBuilder {
     /// Adds a tool.
+    ///
+    /// `#[tool]` makes the tool's type (`add` → `Add`); [`toolset!`](crate::toolset!) adds several
+    /// and checks their names are distinct at compile time.
+    ///
+    /// ```
+    /// use tooldef::{ToolSet, tool};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tools = ToolSet::builder().tool(Add).build().unwrap();
+    /// assert_eq!(tools.definition("add").unwrap().description(), Some("Add two numbers."));
+    /// ```
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         self.need("tool", tool.definition().name(), tool.needed_state());
         self.entries.push(Entry {
@@ -760,6 +807,28 @@ impl ToolSetBuilder {
     /// Application state, reachable from tools, prompts and resources through `State<S>`
     /// parameters. [`build`](Self::build) refuses a set whose tools need state not given here
     /// (nor declared with [`state_per_call`](Self::state_per_call)).
+    ///
+    /// ```
+    /// use tooldef::{State, ToolSet, tool};
+    ///
+    /// #[derive(Clone)]
+    /// struct Config {
+    ///     greeting: &'static str,
+    /// }
+    ///
+    /// /// Greet someone.
+    /// #[tool]
+    /// fn greet(name: String, State(config): State<Config>) -> String {
+    ///     format!("{}, {name}", config.greeting)
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let tools = ToolSet::builder().tool(Greet).state(Config { greeting: "Hi" }).build()?;
+    /// assert_eq!(tools.call("greet", r#"{"name": "Ada"}"#).await?.to_text(), "Hi, Ada");
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn state<S: Clone + Send + Sync + 'static>(mut self, state: S) -> Self {
         self.context = self.context.with_state(state);
         self
@@ -838,6 +907,25 @@ impl ToolSetBuilder {
 
     /// The tool set; refuses two tools or two prompts with the same name, and two resources
     /// with the same URI.
+    ///
+    /// ```
+    /// use tooldef::{BuildError, ToolSet, tool};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// /// Add two numbers, under the same name.
+    /// #[tool(name = "add")]
+    /// fn add_again(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let built = ToolSet::builder().tool(Add).tool(AddAgain).build();
+    /// assert!(matches!(built, Err(BuildError::DuplicateName { .. })));
+    /// ```
     pub fn build(self) -> Result<ToolSet, BuildError> {
         if let Some(need) = self.missing_state() {
             return Err(BuildError::MissingState {

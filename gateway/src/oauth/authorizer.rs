@@ -67,7 +67,7 @@ pub(super) fn access_token(saved: &Saved) -> Option<String> {
     (!secret.is_empty()).then(|| secret.clone())
 }
 
-/// Whether kept credentials are expired or about to be: within [`REFRESH_BEFORE`] seconds (or
+/// Whether kept credentials are expired or about to be: within `REFRESH_BEFORE` seconds (or
 /// half the token's life, for a short-lived one) of their end. A token that says nothing of its
 /// life is used until a server refuses it; an empty one (only a refresh token was given) is
 /// expired.

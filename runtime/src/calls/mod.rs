@@ -2,6 +2,36 @@
 //! Messages' `tool_use` blocks and Gemini's `functionCall` parts (whole or streamed), routed to a
 //! [`ToolSet`], to a connected MCP server or back to the caller, and answered with the items each
 //! API expects, in order. One module per API: `openai`, `anthropic`, `gemini`.
+//!
+//! ```
+//! use serde_json::json;
+//! use tooldef::calls::{Router, anthropic_tool_calls};
+//! use tooldef::{ToolSet, tool};
+//!
+//! /// Add two numbers.
+//! #[tool]
+//! fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // An Anthropic reply that calls our tool and one of the caller's own.
+//! let reply = json!({"role": "assistant", "content": [
+//!     {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 2, "b": 3}},
+//!     {"type": "tool_use", "id": "toolu_2", "name": "search_web", "input": {"q": "rust"}}
+//! ]});
+//! let calls = anthropic_tool_calls(&reply)?;
+//! let router = Router::new()
+//!     .toolset(ToolSet::builder().tool(Add).build()?)
+//!     .caller_tools(["search_web"]);
+//! let (results, for_the_caller) = router.answer_anthropic(&calls).await;
+//! assert_eq!(results[0]["type"], "tool_result");
+//! assert_eq!(results[0]["tool_use_id"], "toolu_1");
+//! assert_eq!(for_the_caller[0].name, "search_web"); // the caller runs it and answers
+//! # Ok(())
+//! # }
+//! ```
 
 mod anthropic;
 mod gemini;
@@ -108,6 +138,7 @@ impl Router {
     /// (a strict model's `null` for a field it left out is removed:
     /// [`Converted::restore_arguments`](crate::convert::Converted::restore_arguments)).
     #[cfg(feature = "mcp")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
     #[must_use]
     pub fn mcp_server(
         mut self,
@@ -246,6 +277,7 @@ impl Router {
 /// Arguments that are not a JSON object, and a server that cannot be reached, are answered as
 /// errors the model can read. What [`Router`] does for each call to an MCP tool.
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub async fn call_mcp(
     peer: &rmcp::Peer<rmcp::RoleClient>,
     converted: &crate::convert::Converted,
@@ -259,6 +291,7 @@ pub async fn call_mcp(
 /// tool's arguments, such as the W3C trace context (`traceparent`, `tracestate`) that ties the
 /// server's spans to the caller's trace.
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub async fn call_mcp_with_meta(
     peer: &rmcp::Peer<rmcp::RoleClient>,
     converted: &crate::convert::Converted,

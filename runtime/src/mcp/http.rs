@@ -72,6 +72,7 @@ impl McpServer {
     /// # Ok(())
     /// # }
     /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     pub fn into_http_router(self, options: HttpOptions) -> Result<Router, HttpOptionsError> {
         let checked = options.checked()?;
         let config = StreamableHttpServerConfig::default()

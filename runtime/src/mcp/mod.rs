@@ -17,7 +17,7 @@
 //! ```
 //!
 //! [`McpServer::serve_http`] serves it over Streamable HTTP (feature `http`). `McpServer` is an
-//! rmcp [`ServerHandler`](rmcp::ServerHandler) too, for any transport rmcp serves
+//! rmcp [`ServerHandler`] too, for any transport rmcp serves
 //! (`server.serve(transport)` with [`rmcp::ServiceExt`]).
 
 mod admission;
@@ -34,6 +34,7 @@ mod sessions;
 mod transport;
 
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use http::{HttpOptions, HttpOptionsError};
 pub use round_trip::INPUT_WAIT;
 pub use serve::ServeError;
@@ -77,7 +78,7 @@ use crate::{
 /// specification (2025-11-25, and 2026-07-28's stateless requests through rmcp). Cheap to
 /// clone: keep a clone to [swap the tools](McpServer::replace_tools) while it serves.
 ///
-/// Tools can report progress ([`Progress`](crate::Progress): `notifications/progress` when the
+/// Tools can report progress ([`Progress`]: `notifications/progress` when the
 /// request carries a `progressToken`) and log to the client ([`ClientLog`](crate::ClientLog):
 /// `notifications/message` at the level the client asked for with `logging/setLevel` or the
 /// request's `_meta`); the server declares the `logging` capability. A tool never waits long on
@@ -104,6 +105,30 @@ use crate::{
 /// A server that needs a `ServerHandler` of its own can still delegate to an `McpServer`:
 /// [`list_tools_page`](McpServer::list_tools_page), [`call`](McpServer::call) and its
 /// `ServerHandler` methods.
+///
+/// ```
+/// use tooldef::mcp::McpServer;
+/// use tooldef::{Target, ToolSet, tool};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServer::new(ToolSet::builder().tool(Add).build()?)
+///     .with_name("calculator", "1.0.0")
+///     .with_instructions("Arithmetic, exactly.");
+/// // What `tools/list` and `tools/call` answer, without a client:
+/// let output = server.tools().call("add", r#"{"a": 2, "b": 3}"#).await?;
+/// assert_eq!(output.to_text(), "5");
+/// assert_eq!(server.tools().list(Target::Mcp)?[0]["name"], "add");
+/// // Serve it: `server.serve_stdio().await?`, or `serve_http` with the `http` feature.
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
@@ -176,6 +201,20 @@ pub struct McpRequestMeta(pub serde_json::Map<String, Value>);
 
 impl McpServer {
     /// A server for `tools`, listed 100 a page.
+    ///
+    /// ```
+    /// use tooldef::mcp::McpServer;
+    /// use tooldef::{tool, toolset};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let server = McpServer::new(toolset![Add].build().unwrap());
+    /// assert_eq!(server.tools().len(), 1);
+    /// ```
     pub fn new(tools: ToolSet) -> McpServer {
         let info = Implementation::from_build_env();
         McpServer {
@@ -201,6 +240,16 @@ impl McpServer {
     }
 
     /// The name and version the server gives in `initialize`.
+    ///
+    /// ```
+    /// use tooldef::ToolSet;
+    /// use tooldef::mcp::McpServer;
+    /// use rmcp::ServerHandler as _;
+    ///
+    /// let server = McpServer::new(ToolSet::builder().build().unwrap()).with_name("travel", "1.2.0");
+    /// let info = server.get_info().server_info;
+    /// assert_eq!((info.name.as_str(), info.version.as_str()), ("travel", "1.2.0"));
+    /// ```
     #[must_use]
     pub fn with_name(self, name: impl Into<String>, version: impl Into<String>) -> McpServer {
         self.rebuild(|inner| {
@@ -280,6 +329,34 @@ impl McpServer {
     /// listening for it on `subscriptions/listen` (MCP 2026-07-28). Cursors of earlier listings
     /// stop being valid. Clients are told all at once, each within [`NOTIFY_WITHIN`]: one that
     /// does not read cannot hold up the others.
+    ///
+    /// ```
+    /// use tooldef::mcp::McpServer;
+    /// use tooldef::{ToolSet, tool};
+    ///
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// /// Subtract a number from another.
+    /// #[tool]
+    /// fn subtract(a: i64, b: i64) -> i64 {
+    ///     a - b
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = McpServer::new(ToolSet::builder().tool(Add).build()?);
+    /// // Keep a clone while the server serves (`server.clone().serve_stdio()` in a task, say),
+    /// // and swap the tools when they change: every connected client is told.
+    /// let handle = server.clone();
+    /// handle.replace_tools(ToolSet::builder().tool(Add).tool(Subtract).build()?).await;
+    /// assert_eq!(server.tools().len(), 2);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub async fn replace_tools(&self, tools: ToolSet) {
         let generation = self.inner.generation.fetch_add(1, Ordering::SeqCst) + 1;
         *self

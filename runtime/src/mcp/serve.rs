@@ -33,6 +33,7 @@ pub enum ServeError {
     },
     /// An HTTP option cannot work; the error says what to give instead.
     #[cfg(feature = "http")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
     #[error(transparent)]
     Options(#[from] HttpOptionsError),
     /// Accepting connections failed.

@@ -40,6 +40,29 @@ use crate::{Content, StringArgs};
 ///
 /// `#[prompt]` implements it for a unit struct named after the function (`plan_trip` →
 /// `PlanTrip`); implement it by hand only for what the macro cannot express.
+///
+/// ```
+/// use tooldef::{CallContext, Prompt, StringArgs, ToolSet, prompt};
+///
+/// /// Summarise a text.
+/// #[prompt]
+/// fn summarise(
+///     /// The text to summarise.
+///     text: String,
+/// ) -> String {
+///     format!("Summarise this: {text}")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// assert_eq!(Summarise.definition().name(), "summarise");
+/// let set = ToolSet::builder().prompt(Summarise).build()?;
+/// let arguments = StringArgs::from_iter([("text", "tooldef renders tools")]);
+/// let reply = set.get_prompt("summarise", arguments, CallContext::new()).await?;
+/// assert_eq!(reply.messages.len(), 1);
+/// # Ok(())
+/// # }
+/// ```
 pub trait Prompt: Send + Sync + 'static {
     /// The prompt's definition, made once.
     fn definition(&self) -> &'static PromptDefinition;

@@ -44,6 +44,25 @@ use crate::{Content, StringArgs};
 ///
 /// `#[resource]` implements it for a unit struct named after the function (`readme` →
 /// `Readme`); implement it by hand only for what the macro cannot express.
+///
+/// ```
+/// use tooldef::{CallContext, Resource, ToolSet, resource};
+///
+/// /// The service's status.
+/// #[resource(uri = "status://now", mime_type = "text/plain")]
+/// fn status() -> &'static str {
+///     "all good"
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// assert_eq!(Status.definition().uri(), "status://now");
+/// let set = ToolSet::builder().resource(Status).build()?;
+/// let contents = set.read_resource("status://now", CallContext::new()).await?;
+/// assert_eq!(contents[0].mime_type.as_deref(), Some("text/plain"));
+/// # Ok(())
+/// # }
+/// ```
 pub trait Resource: Send + Sync + 'static {
     /// The resource's definition, made once.
     fn definition(&self) -> &'static ResourceDefinition;

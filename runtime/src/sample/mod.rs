@@ -191,6 +191,33 @@ where
 /// }
 /// ```
 ///
+/// An application that runs a [`ToolSet`](crate::ToolSet) itself answers with a handler of its
+/// own (its model, or a test double):
+///
+/// ```
+/// use tooldef::{CallContext, Sample, SampleReply, SampleRequest, ToolSet, tool};
+///
+/// /// Name a colour.
+/// #[tool]
+/// async fn colour(sample: Sample) -> String {
+///     sample.text("Name a colour.", 10).await.unwrap_or_else(|error| error.to_string())
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let tools = ToolSet::builder().tool(Colour).build()?;
+/// let model = Sample::new(|_request: SampleRequest| async {
+///     Ok(SampleReply::text_from("test-model", "teal"))
+/// });
+/// let call = CallContext::new().with_sample(model);
+/// assert_eq!(tools.call_with("colour", "{}", call).await?.to_text(), "teal");
+/// // Without a handler, nobody's model can be asked.
+/// let output = tools.call("colour", "{}").await?;
+/// assert!(output.to_text().contains("sampling"));
+/// # Ok(())
+/// # }
+/// ```
+///
 /// Where the request goes is the caller's business: a [`SampleHandler`] installed in the call's
 /// context with [`CallContext::with_sample`]. The MCP server (feature `mcp`) installs one per
 /// call, as it does for [`Elicit`](crate::Elicit) and through the same machinery:

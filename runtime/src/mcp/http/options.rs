@@ -23,6 +23,23 @@ const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// origin; no token; a session per client (`Mcp-Session-Id`), so that the server can notify it
 /// (`notifications/tools/list_changed`); request bodies of at most 4 MiB, nested at most 120
 /// levels ([`WireLimits`]).
+///
+/// ```
+/// use tooldef::mcp::{HttpOptions, HttpOptionsError};
+///
+/// // A server behind a proxy at mcp.example.com, for one web app, with a token.
+/// let options = HttpOptions::new()
+///     .path("/tools/mcp")
+///     .allow_host("mcp.example.com")
+///     .allow_origin("https://app.example.com")
+///     .bearer_token("3f9a1c0e7b2d4a6f8e1c3b5d7f9a0c2e");
+/// assert!(options.check().is_ok());
+/// assert_eq!(options.endpoint_path(), "/tools/mcp");
+///
+/// // A mistake is found before any port is bound, with what to give instead.
+/// let wrong = HttpOptions::new().path("mcp");
+/// assert!(matches!(wrong.check(), Err(HttpOptionsError::Path { .. })));
+/// ```
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(super) path: String,
