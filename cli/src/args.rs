@@ -123,16 +123,17 @@ sent to the sign-in page, which comes back to http://127.0.0.1:PORT/callback; se
        tooldef call [OPTIONS] --to <TARGET> --tool <NAME> --url <URL>",
         long_about = "Start an MCP server as a child process speaking MCP over stdio (or connect to \
 a running one over Streamable HTTP with --url, as `list` does), list and \
-convert its tools for TARGET exactly as `list` does (what each conversion changed goes to \
-stderr), then call one tool the way a proxy between that target's model and the server would: \
-the tool is found by the name the model sees (or by its original MCP name), the arguments are \
+convert its tools for TARGET exactly as `list` does, then call one tool the way a proxy \
+between that target's model and the server would: the tool is found by the name the model sees (or by its original MCP name), the arguments are \
 taken as the JSON the model sent and restored to the shape the server's own schema asks for (a \
 strict model's `null` for a field it left out is removed), and the tool is called under its \
 original name. The arguments actually sent are shown on stderr (`tooldef: calling <tool> with \
 <json>`); the whole `CallToolResult` is printed on stdout as pretty JSON: every content block \
 (text, image, audio, resource link, embedded resource) as the server sent it, `structuredContent` \
 and `isError`. The server is shut down at the end, with its process group, as `list` does. Only \
-the called tool needs to be valid: the others' problems are listed on stderr.
+the called tool needs to be valid, and only its conversion is reported on stderr (what was \
+rewritten, why it is not strict, warnings about it), before the arguments; --quiet leaves those \
+and the progress lines out.
 
 Exit status: 0 when the tool answered, 1 when it answered with `isError: true`, 2 on a usage or \
 input error (an unknown tool, with the closest names; arguments that are not a JSON object; a \
@@ -886,6 +887,18 @@ questions are declined, saying so on stderr.
 Example: --elicit '{\"name\": \"Ada\", \"confirm\": true}'"
     )]
     pub elicit: Option<String>,
+    /// Print only the call's result: no conversion report, progress or arguments on stderr.
+    #[arg(
+        long,
+        long_help = "Print only the call's result (on stdout, as without --quiet): leave out of \
+stderr what the called tool's conversion changed, the progress lines (the server started, \
+connected, its tools listed) and the arguments sent. Failures are still said on stderr, one \
+line, and so are the server's questions (MCP elicitation) and a sign-in's messages. The exit \
+status is the same.
+
+Example: --quiet"
+    )]
+    pub quiet: bool,
     /// The server and how long to wait for it.
     #[command(flatten)]
     pub server: ServerArgs,

@@ -1,6 +1,8 @@
 //! `tooldef call`: start an MCP server over stdio (or reach one over HTTP), convert its tools
 //! for a target as `list` does, and call one of them with the arguments that target's model
-//! sent, restored to the server's own shape; print the whole result.
+//! sent, restored to the server's own shape; print the whole result. What the called tool's
+//! conversion changed is said on stderr (not the other tools': a server of a hundred tools
+//! buried the one report that matters under a hundred), and nothing but failures with --quiet.
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -8,7 +10,7 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Map, Value};
-use tooldef::convert::{Conversion, Converted};
+use tooldef::convert::{Conversion, Converted, Warning};
 
 use crate::args::CallArgs;
 use crate::convert_cmd;
@@ -77,7 +79,7 @@ async fn call(
     answer: Answer,
 ) -> Result<CallToolResult, Failure> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
-    let server = Server::start(&args.server, answer, deadline).await?;
+    let server = Server::start(&args.server, answer, deadline, !args.quiet).await?;
     let outcome = call_on(&server, args, arguments, deadline).await;
     server.shutdown().await;
     outcome
@@ -91,19 +93,43 @@ async fn call_on(
 ) -> Result<CallToolResult, Failure> {
     let tools = server.list_tools(deadline).await?;
     let label = format!("the tools of `{}`", server.shown());
-    let conversion = convert_cmd::converted(&tools, &label, &args.conversion())?;
+    let conversion = convert_cmd::convert_all(&tools, &label, &args.conversion())?;
     let converted = find(&conversion, &args.tool, server.shown())?;
+    if !args.quiet {
+        convert_cmd::report(converted);
+        for warning in conversion
+            .warnings
+            .iter()
+            .filter(|warning| concerns(warning, &converted.original_name))
+        {
+            output::stderr_line(&format!("warning: {warning}"));
+        }
+    }
     let mut arguments = Value::Object(arguments);
     converted.restore_arguments(&mut arguments);
-    output::stderr_line(&format!(
-        "tooldef: calling {} with {arguments}",
-        converted.original_name
-    ));
+    if !args.quiet {
+        output::stderr_line(&format!(
+            "tooldef: calling {} with {arguments}",
+            converted.original_name
+        ));
+    }
     let mut request = CallToolRequestParams::new(converted.original_name.clone());
     if let Value::Object(arguments) = arguments {
         request = request.with_arguments(arguments);
     }
     server.call_tool(request).await
+}
+
+/// Whether `warning` is about the tool originally named `name`: its missing description, a name
+/// other tools share with it, its strictness given up to a limit of the target's. Warnings about
+/// the whole batch (more tools than one request takes) are not.
+fn concerns(warning: &Warning, name: &str) -> bool {
+    match warning {
+        Warning::NoDescription { tool } => tool == name,
+        Warning::DuplicateName { name: shared, .. } => shared == name,
+        Warning::PastStrictLimit { tools, .. } => tools.iter().any(|tool| tool == name),
+        _ => false,
+    }
 }
 
 /// The converted tool called `name`: by the name the target sees, else by its original name.
@@ -211,6 +237,52 @@ mod tests {
         assert_eq!(closest("fs.readfile", &names), ["fs_read_file"]);
         assert_eq!(closest("git-lgo", &names), ["git_log"]);
         assert!(closest("translate", &names).is_empty());
+    }
+
+    #[test]
+    fn only_the_warnings_about_the_called_tool_concern_it() {
+        let listed = serde_json::json!([
+            {"name": "undescribed", "inputSchema": {"type": "object"}},
+            {"name": "twice", "description": "First.", "inputSchema": {"type": "object"}},
+            {"name": "twice", "description": "Second.", "inputSchema": {"type": "object"}},
+            {"name": "fine", "description": "Fine.", "inputSchema": {"type": "object"}}
+        ]);
+        // Lenient, as `call` converts.
+        let options = ConvertOptions {
+            lenient: true,
+            ..ConvertOptions::default()
+        };
+        let chat = convert(&listed, Target::ChatCompletions, &options).unwrap();
+        let about = |name: &str| -> Vec<String> {
+            chat.warnings
+                .iter()
+                .filter(|warning| concerns(warning, name))
+                .map(ToString::to_string)
+                .collect()
+        };
+        let undescribed = about("undescribed");
+        assert_eq!(undescribed.len(), 1, "{undescribed:?}");
+        assert!(undescribed[0].starts_with("undescribed: has no description"));
+        let twice = about("twice");
+        assert_eq!(twice.len(), 1, "{twice:?}");
+        assert!(twice[0].starts_with("twice: 2 tools have this name"));
+        assert_eq!(about("fine"), Vec::<String>::new());
+        // The batch's warnings concern no one tool.
+        let many: Vec<Value> = (0..130)
+            .map(|i| {
+                serde_json::json!({"name": format!("t{i}"), "description": "T.",
+                "inputSchema": {"type": "object"}})
+            })
+            .collect();
+        let chat = convert(&Value::Array(many), Target::ChatCompletions, &options).unwrap();
+        assert!(
+            chat.warnings
+                .iter()
+                .any(|warning| matches!(warning, Warning::TooManyTools { .. })),
+            "{:?}",
+            chat.warnings
+        );
+        assert!(!chat.warnings.iter().any(|warning| concerns(warning, "t0")));
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use tooldef::Target;
-use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Rejected, convert};
+use tooldef::convert::{Conversion, ConvertError, ConvertOptions, Converted, Rejected, convert};
 
 use crate::args::{ConversionArgs, ConvertArgs};
 use crate::failure::Failure;
@@ -33,13 +33,7 @@ pub fn emit(value: &Value, label: &str, args: &ConversionArgs) -> Result<ExitCod
 /// conversion is not lenient.
 pub fn converted(value: &Value, label: &str, args: &ConversionArgs) -> Result<Conversion, Failure> {
     let target = args.target();
-    // Always lenient underneath: without --lenient every rejected tool is named, not only the
-    // first, and nothing is printed.
-    let options = ConvertOptions {
-        lenient: true,
-        ..args.options()
-    };
-    let conversion = convert(value, target, &options).map_err(|err| not_tools(label, &err))?;
+    let conversion = convert_all(value, label, args)?;
     for rejected in &conversion.rejected {
         output::stderr_line(&format!(
             "{}: rejected: {}",
@@ -51,22 +45,45 @@ pub fn converted(value: &Value, label: &str, args: &ConversionArgs) -> Result<Co
         return Err(rejected_failure(&conversion.rejected, target));
     }
     for converted in &conversion.tools {
-        let name = &converted.original_name;
-        let summary = Summary::of(&converted.rendering.report);
-        if let Some(what) = summary.rewrites() {
-            output::stderr_line(&format!("{name}: rewritten: {what}"));
-        }
-        for why in &summary.not_strict {
-            output::stderr_line(&format!("{name}: not strict: {why}"));
-        }
-        for kept in &summary.kept {
-            output::stderr_line(&format!("{name}: note: {kept}"));
-        }
+        report(converted);
     }
     for warning in &conversion.warnings {
         output::stderr_line(&format!("warning: {warning}"));
     }
     Ok(conversion)
+}
+
+/// Converts `value` (MCP tools read from `label`) for the target `args` say, saying nothing:
+/// the rejected tools are in the conversion's `rejected`, whatever --lenient says.
+pub fn convert_all(
+    value: &Value,
+    label: &str,
+    args: &ConversionArgs,
+) -> Result<Conversion, Failure> {
+    // Always lenient underneath: without --lenient every rejected tool is named, not only the
+    // first, and nothing is printed.
+    let options = ConvertOptions {
+        lenient: true,
+        ..args.options()
+    };
+    convert(value, args.target(), &options).map_err(|err| not_tools(label, &err))
+}
+
+/// Says on stderr what the rendering of one tool changed (from its report), one line each,
+/// prefixed by the tool's original name: what was rewritten, why it is not strict, what was
+/// kept although the target may ignore it.
+pub fn report(converted: &Converted) {
+    let name = &converted.original_name;
+    let summary = Summary::of(&converted.rendering.report);
+    if let Some(what) = summary.rewrites() {
+        output::stderr_line(&format!("{name}: rewritten: {what}"));
+    }
+    for why in &summary.not_strict {
+        output::stderr_line(&format!("{name}: not strict: {why}"));
+    }
+    for kept in &summary.kept {
+        output::stderr_line(&format!("{name}: note: {kept}"));
+    }
 }
 
 /// The failure for input that is not MCP tools.

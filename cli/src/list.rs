@@ -25,7 +25,7 @@ async fn list_tools(args: &ListArgs) -> Result<Value, Failure> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(args.server.timeout);
     // A server asks nothing while it lists; should it, the terminal answers.
     let answer = crate::elicit::Answer::from_flag(None).map_err(crate::failure::Failure::input)?;
-    let server = Server::start(&args.server, answer, deadline).await?;
+    let server = Server::start(&args.server, answer, deadline, true).await?;
     let listed = server.list_tools(deadline).await;
     // Shut the server down whatever the listing gave.
     server.shutdown().await;

@@ -56,6 +56,8 @@ pub struct Server {
     timeout_secs: u64,
     /// How far `tools/list` is followed.
     limits: Limits,
+    /// Whether progress lines go to stderr (`call --quiet` leaves them out).
+    progress: bool,
     /// The time spent signing in (OAuth), which the deadlines leave out.
     user_time: Option<UserTime>,
 }
@@ -154,17 +156,18 @@ impl<A> Waited<Result<A, Failure>> {
 
 impl Server {
     /// Starts the server (`-- COMMAND`) or connects to it (`--url`) and initialises an MCP
-    /// session with it by `deadline`; progress lines go to stderr.
+    /// session with it by `deadline`; progress lines go to stderr unless `progress` is false.
     /// Questions from the server are answered as `answer` says.
     pub async fn start(
         args: &ServerArgs,
         answer: Answer,
         deadline: Instant,
+        progress: bool,
     ) -> Result<Server, Failure> {
         let client = Client::new(answer);
         match &args.url {
-            Some(url) => Server::connect(args, client, url, deadline).await,
-            None => Server::spawn(args, client, deadline).await,
+            Some(url) => Server::connect(args, client, url, deadline, progress).await,
+            None => Server::spawn(args, client, deadline, progress).await,
         }
     }
 
@@ -174,6 +177,7 @@ impl Server {
         args: &ServerArgs,
         client: Client,
         deadline: Instant,
+        progress: bool,
     ) -> Result<Server, Failure> {
         let (command, stderr, timeout_secs) = (&args.command, args.server_stderr, args.timeout);
         let Some((program, arguments)) = command.split_first() else {
@@ -200,10 +204,12 @@ impl Server {
         let pid = transport.id();
         // Without a pid the child has already been reaped: there is no group left to end.
         let group = pid.and_then(ProcessGroup::led_by);
-        output::stderr_line(&format!(
-            "tooldef: started `{shown}`{}; initialising",
-            pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
-        ));
+        if progress {
+            output::stderr_line(&format!(
+                "tooldef: started `{shown}`{}; initialising",
+                pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
+            ));
+        }
         let Some(group) = group else {
             return Err(Failure::input(format!(
                 "`{shown}` did not start as an MCP server: it exited at once"
@@ -224,7 +230,14 @@ impl Server {
                 return Err(failure);
             }
         };
-        Ok(Server::connected(client, Some(group), shown, args, None))
+        Ok(Server::connected(
+            client,
+            Some(group),
+            shown,
+            args,
+            None,
+            progress,
+        ))
     }
 
     /// Initialises an MCP session with the server at `url` over Streamable HTTP by `deadline`.
@@ -233,6 +246,7 @@ impl Server {
         client: Client,
         url: &str,
         deadline: Instant,
+        progress: bool,
     ) -> Result<Server, Failure> {
         let mut remote =
             RemoteServer::new(url).map_err(|why| Failure::input(format!("--url: {why}")))?;
@@ -254,7 +268,9 @@ impl Server {
                 .oauth(authorizer)
                 .map_err(|why| Failure::input(format!("--url: {why}")))?;
         }
-        output::stderr_line(&format!("tooldef: connecting to {url}; initialising"));
+        if progress {
+            output::stderr_line(&format!("tooldef: connecting to {url}; initialising"));
+        }
         let initialised = async {
             client
                 .serve(remote.transport())
@@ -270,16 +286,18 @@ impl Server {
             url.to_owned(),
             args,
             user_time,
+            progress,
         ))
     }
 
-    /// The server once its session is initialised; says so on stderr.
+    /// The server once its session is initialised; says so on stderr (with `progress`).
     fn connected(
         client: RunningService<RoleClient, Client>,
         group: Option<ProcessGroup>,
         shown: String,
         args: &ServerArgs,
         user_time: Option<UserTime>,
+        progress: bool,
     ) -> Server {
         let server = client
             .peer_info()
@@ -288,15 +306,18 @@ impl Server {
                 || "the server".to_owned(),
                 |server| format!("{} {}", server.name, server.version),
             );
-        output::stderr_line(&format!(
-            "tooldef: connected to {server}; listing its tools"
-        ));
+        if progress {
+            output::stderr_line(&format!(
+                "tooldef: connected to {server}; listing its tools"
+            ));
+        }
         Server {
             client,
             group,
             shown,
             timeout_secs: args.timeout,
             limits: args.limits(),
+            progress,
             user_time,
         }
     }
@@ -341,15 +362,17 @@ impl Server {
         .await
         .answer(shown, "`tools/list`", self.timeout_secs)?;
         let count = tools.as_array().map_or(0, Vec::len);
-        output::stderr_line(&format!(
-            "tooldef: `{shown}` listed {count} tool{}{}",
-            if count == 1 { "" } else { "s" },
-            if pages > 1 {
-                format!(" on {pages} pages")
-            } else {
-                String::new()
-            }
-        ));
+        if self.progress {
+            output::stderr_line(&format!(
+                "tooldef: `{shown}` listed {count} tool{}{}",
+                if count == 1 { "" } else { "s" },
+                if pages > 1 {
+                    format!(" on {pages} pages")
+                } else {
+                    String::new()
+                }
+            ));
+        }
         Ok(tools)
     }
 

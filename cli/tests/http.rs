@@ -130,6 +130,66 @@ fn call_url_restores_the_arguments_and_prints_the_result() {
 }
 
 #[test]
+fn call_reports_only_the_called_tool_and_quiet_only_the_result() {
+    let server = Served::example(&["--test-tools"]);
+    let call = |tool: &str, arguments: &str, quiet: bool| {
+        let mut args = vec![
+            "call",
+            "--to",
+            "chat",
+            "--tool",
+            tool,
+            "--arguments",
+            arguments,
+        ];
+        if quiet {
+            args.push("--quiet");
+        }
+        args.extend_from_slice(&["--url", server.url()]);
+        tooldef(&args, &[])
+    };
+    let arguments = r#"{"city": "Lisbon", "days": null, "units": null}"#;
+
+    // Every tool of the server is rewritten for chat (`tooldef list` reports each), but the
+    // call reports the one it calls: its lines, the progress lines and the arguments sent.
+    let output = call("get_weather", arguments, false);
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let log = stderr(&output);
+    assert!(
+        log.contains("\nget_weather: rewritten: made 3 optional properties required"),
+        "{log}"
+    );
+    for line in log.lines() {
+        assert!(
+            line.starts_with("tooldef: ") || line.starts_with("get_weather: "),
+            "a line about another tool: {line}\n{log}"
+        );
+    }
+    assert!(
+        log.ends_with("tooldef: calling get_weather with {\"city\":\"Lisbon\"}\n"),
+        "{log}"
+    );
+    let reported: Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    // --quiet: the same result and exit status, and nothing on stderr.
+    let output = call("get_weather", arguments, true);
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    let quiet: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(quiet, reported);
+    let output = call("crash", r#"{"message": "boom"}"#, true);
+    assert_eq!(status(&output), 1, "{}", stderr(&output));
+    assert_eq!(stderr(&output), "");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["isError"], true);
+    // A failure is still said, in one line.
+    let output = call("get_wether", "{}", true);
+    let line = failed(&output);
+    assert_eq!(stderr(&output).lines().count(), 1, "{}", stderr(&output));
+    assert!(line.contains("did you mean `get_weather`?"), "{line}");
+}
+
+#[test]
 fn a_bearer_token_is_sent_from_the_flag_or_the_environment() {
     let server = Served::example(&["--bearer-token", "s3cret"]);
     let url = server.url();
