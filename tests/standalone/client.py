@@ -25,7 +25,7 @@ async def exercise(session: ClientSession, transport: str) -> None:
     bad = await session.call_tool("increment", {"step": "eleven"})
     assert bad.isError, bad
     assert "step" in bad.content[0].text, bad.content[0].text
-    print(f"standalone server ({transport}): listed, called twice, bad call refused: {bad.content[0].text.splitlines()[0]}")
+    print(f"standalone server ({transport}): listed, called twice, bad call refused: {" ".join(bad.content[0].text.split())}")
 
 
 async def over_stdio(binary: str) -> None:

@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tooldef::mcp::{HttpOptions, McpServer};
-use tooldef::{State, ToolSet, tool};
+use tooldef::{Portable, State, ToolSet, tool};
 
 /// How to count.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize, JsonSchema, Portable)]
 #[serde(rename_all = "snake_case")]
 enum Step {
     /// One at a time.
