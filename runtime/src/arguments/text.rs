@@ -243,6 +243,10 @@ pub(crate) fn limit_problems(
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Text {
     Arguments,
+    #[cfg_attr(
+        not(feature = "mcp"),
+        allow(dead_code, reason = "read by the MCP transport alone")
+    )]
     Message,
 }
 
