@@ -592,7 +592,10 @@ pub(crate) fn pat_name(param: &Param) -> String {
 }
 
 /// `#[arg(default = Some(…))]` on an `Option<T>` parameter: `null` is read as absent, so the
-/// default would apply whenever the model sends nothing, and `None` could never be chosen.
+/// default would apply whenever the model sends nothing, and `None` could never be chosen. A
+/// default written as a plain value (`default = 10`), which could only be meant as `Some(10)`,
+/// is refused the same way: the expansion would hand it to rustc as an `Option`, whose
+/// "try wrapping the expression in `Some`" would come first and lead to this error.
 fn check_option_default(cx: &Ctxt, kind: Kind, param: &Param) {
     let Some(Some(expr)) = param.arg.default.as_ref().map(|d| &d.value) else {
         return;
@@ -600,8 +603,10 @@ fn check_option_default(cx: &Ctxt, kind: Kind, param: &Param) {
     let Some(inner_ty) = option_inner(&param.ty) else {
         return;
     };
-    let Some(inner_expr) = some_argument(expr) else {
-        return;
+    let (inner_expr, given) = match some_argument(expr) {
+        Some(inner) => (inner, "`Some(…)`".to_owned()),
+        None if never_an_option(expr) => (expr, format!("`{}`", crate::ast::as_written(expr))),
+        None => return,
     };
     let name = pat_name(param);
     let inner_ty = crate::ast::as_written(inner_ty);
@@ -617,11 +622,25 @@ fn check_option_default(cx: &Ctxt, kind: Kind, param: &Param) {
     cx.error_spanned_by(
         expr,
         format!(
-            "a default of `Some(…)` makes `None` unreachable: {why}; take `{name}: {inner_ty}` \
+            "a default of {given} makes `None` unreachable: {why}; take `{name}: {inner_ty}` \
              with #[arg(default = {inner_expr})], or drop the default so that an absent \
              argument is `None`"
         ),
     );
+}
+
+/// An expression whose syntax says it is not an `Option`: a literal (`10`, `-1`, `"x"`), an
+/// array, a tuple or a struct literal. A path or a call (`None`, `DEFAULT`, `f()`) may be one.
+fn never_an_option(expr: &Expr) -> bool {
+    match expr {
+        Expr::Group(group) => never_an_option(&group.expr),
+        Expr::Paren(paren) => never_an_option(&paren.expr),
+        Expr::Unary(unary) => {
+            matches!(unary.op, syn::UnOp::Neg(_)) && matches!(&*unary.expr, Expr::Lit(_))
+        }
+        Expr::Lit(_) | Expr::Array(_) | Expr::Repeat(_) | Expr::Tuple(_) | Expr::Struct(_) => true,
+        _ => false,
+    }
 }
 
 /// `Option<T>` (any path ending in `Option` with one type argument) → `T`.

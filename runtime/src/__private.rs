@@ -109,6 +109,9 @@ pub fn remove_root_description(schema: &mut Schema) {
     note = "tooldef writes each default into the parameter's description (\"Default: 3.\"), which needs `Serialize`: derive it, or drop `default`"
 )]
 pub trait DefaultShown {}
+// Not recommended, so that rustc reports `DefaultShown`'s own message about the type rather than
+// `Serialize`'s unmet bound with its list of every type that implements it.
+#[diagnostic::do_not_recommend]
 impl<T: serde::Serialize> DefaultShown for T {}
 
 /// Compile-time check that a defaulted parameter's type implements [`DefaultShown`].
@@ -220,6 +223,8 @@ pub const fn assert_elicit_default<T: ElicitDefaultShown>() {}
     note = "schemars writes a field's `#[serde(default)]` into the form (MCP's `default`, which the client fills in) only for a type that implements `Serialize`, and otherwise leaves it out without a word: derive `Serialize` on it, or drop the default"
 )]
 pub trait ElicitDefaultShown {}
+// As for `DefaultShown`: this trait's message, without rustc's list of `Serialize` types.
+#[diagnostic::do_not_recommend]
 impl<T: serde::Serialize> ElicitDefaultShown for T {}
 
 /// A type that can be a tool argument: every [`Portable`](crate::Portable) type.

@@ -46,6 +46,19 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
     }
 }
 
+/// A received value's JSON type with the value itself where that says more: `null`, `a boolean
+/// (true)`, `an integer (30)`, `a string ("Paris")`, `an array of 3 items`, `an empty object`.
+/// [`received`] of a `null`, an array or an object already names its type, so it is not said
+/// twice ("null (null)", "an array (an array of 3 items)").
+pub(crate) fn typed(value: &Value) -> String {
+    match value {
+        Value::Null | Value::Array(_) | Value::Object(_) => received(value),
+        Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            format!("{} ({})", type_name(value), received(value))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +79,18 @@ mod tests {
         assert_eq!(received(&json!([1, 2])), "an array of 2 items");
         assert_eq!(received(&json!({})), "an empty object");
         assert_eq!(type_name(&json!(1.5)), "a number");
+    }
+
+    #[test]
+    fn a_type_is_said_once() {
+        assert_eq!(typed(&json!(null)), "null");
+        assert_eq!(typed(&json!(true)), "a boolean (true)");
+        assert_eq!(typed(&json!(false)), "a boolean (false)");
+        assert_eq!(typed(&json!(30)), "an integer (30)");
+        assert_eq!(typed(&json!(2.5)), "a number (2.5)");
+        assert_eq!(typed(&json!("Paris")), "a string (\"Paris\")");
+        assert_eq!(typed(&json!([1, 2])), "an array of 2 items");
+        assert_eq!(typed(&json!({})), "an empty object");
+        assert_eq!(typed(&json!({"a": 1})), "an object");
     }
 }

@@ -294,6 +294,10 @@ pub trait IntoReturnValue {
     fn into_return_value(self) -> Result<ReturnValue, String>;
 }
 
+// Not recommended, so that rustc reports this trait's message about the returned type, with
+// the one other way to implement it (`ToolOutput`), rather than `Serialize`'s unmet bound and its
+// list of every type that implements `Serialize`.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize> IntoReturnValue for T {
     fn into_return_value(self) -> Result<ReturnValue, String> {
         serde_json::to_value(self)

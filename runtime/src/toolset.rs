@@ -146,7 +146,7 @@ impl Checks {
         if in_range {
             return problems;
         }
-        // A range the shown schema states (`maximum` for a `u32`) is reported once.
+        // A range the shown schema states (`maximum: 255` for a `u8`) is reported once.
         let ranges = arguments::range_problems(value, self.canonical);
         let reported: Vec<String> = problems.iter().map(|p| p.pointer.clone()).collect();
         problems.extend(

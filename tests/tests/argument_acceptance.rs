@@ -45,6 +45,15 @@ fn count_checked(
     n
 }
 
+/// Move by an offset.
+#[tool]
+fn shift(
+    /// How far, either way.
+    by: i32,
+) -> i32 {
+    by
+}
+
 /// Statistics of a sample.
 #[derive(Serialize, JsonSchema)]
 struct Stats {
@@ -159,6 +168,7 @@ fn tools() -> ToolSet {
         .tool(Numbers)
         .tool(Count)
         .tool(CountChecked)
+        .tool(Shift)
         .tool(StatsTool)
         .tool(BookTable)
         .tool(Mix)
@@ -275,6 +285,62 @@ fn sixty_four_bit_integers_out_of_range_say_their_range() {
 }
 
 #[test]
+fn thirty_two_bit_ranges_are_unsaid_but_enforced_by_name() {
+    let tools = tools();
+    // The schema says only what a model must know: never negative for a `u32`, nothing for an
+    // `i32` (their full ranges read as limits, and are none a model plans around).
+    let count = Count.definition().to_json(Target::Mcp).unwrap();
+    assert_eq!(
+        count["inputSchema"]["properties"]["n"],
+        json!({"type": "integer", "description": "Where to stop.", "minimum": 0})
+    );
+    let shift = Shift.definition().to_json(Target::ChatCompletions).unwrap();
+    assert_eq!(
+        shift["function"]["parameters"]["properties"]["by"],
+        json!({"type": "integer", "description": "How far, either way."})
+    );
+    // Beyond the type, the call is refused at the argument, with the range: on the path serde
+    // alone checks (`count`) and on the validated one (`shift`).
+    assert_eq!(
+        refusal(&tools, "count", r#"{"n": 5000000000}"#),
+        (
+            "/n".to_owned(),
+            "must be between 0 and 4294967295 (an unsigned 32-bit integer), got 5000000000"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        refusal(&tools, "count", r#"{"n": -1}"#),
+        ("/n".to_owned(), "must be at least 0, got -1".to_owned())
+    );
+    assert_eq!(
+        refusal(&tools, "shift", r#"{"by": -2147483649}"#),
+        (
+            "/by".to_owned(),
+            "must be between -2147483648 and 2147483647 (a 32-bit integer), got -2147483649"
+                .to_owned()
+        )
+    );
+    // A bound of its own is said, and wins over the type's range.
+    assert_eq!(
+        refusal(&tools, "count_checked", r#"{"n": 5000000000}"#),
+        (
+            "/n".to_owned(),
+            "must be at most 1000, got 5000000000".to_owned()
+        )
+    );
+    // The extremes themselves are accepted.
+    assert_eq!(
+        call(&tools, "count", r#"{"n": 4294967295}"#).unwrap(),
+        json!(u32::MAX)
+    );
+    assert_eq!(
+        call(&tools, "shift", r#"{"by": -2147483648}"#).unwrap(),
+        json!(i32::MIN)
+    );
+}
+
+#[test]
 fn a_type_error_on_a_nullable_type_names_both_types() {
     let (pointer, message) = refusal(&tools(), "numbers", &numbers_with("maybe", "\"ten\""));
     assert_eq!(pointer, "/maybe");
@@ -299,7 +365,19 @@ fn the_fast_path_and_the_validated_path_say_the_same() {
         (
             r#"{"n": [1]}"#,
             "/n",
-            "expected `integer`, got an array (an array of 1 item)",
+            "expected `integer`, got an array of 1 item",
+        ),
+        // A value that names its type is not followed by its type again ("null (null)").
+        (r#"{"n": null}"#, "/n", "expected `integer`, got null"),
+        (
+            r#"{"n": {}}"#,
+            "/n",
+            "expected `integer`, got an empty object",
+        ),
+        (
+            r#"{"n": true}"#,
+            "/n",
+            "expected `integer`, got a boolean (true)",
         ),
     ] {
         for name in ["count", "count_checked"] {
@@ -440,10 +518,10 @@ fn one_tool_a_target_cannot_express_leaves_the_others_listed() {
     let tools = tools();
     assert!(tools.list(Target::Gemini).is_err());
     let listing = tools.listing(Target::Gemini);
-    assert_eq!(listing.tools.len(), 8);
+    assert_eq!(listing.tools.len(), 9);
     assert_eq!(listing.refused.len(), 1);
     assert_eq!(listing.refused[0].tool, "depth");
-    assert_eq!(tools.listing(Target::Mcp).tools.len(), 9);
+    assert_eq!(tools.listing(Target::Mcp).tools.len(), 10);
 }
 
 #[test]

@@ -57,7 +57,6 @@ fn the_mcp_rendering_has_icons_meta_and_the_header_keyword() {
                         "description": "Days ahead. Default: 3.",
                         "type": "integer",
                         "minimum": 0,
-                        "maximum": 4294967295u64,
                         "default": 3,
                         "x-mcp-header": "X-Days"
                     }

@@ -8,7 +8,7 @@
 //! into an invalid one. Each instance is called through the tool set as a JSON value and as JSON
 //! text (a mutation in one of the two, chosen at random), and judged by
 //! `tooldef_tests::schema_instances::oracle` against the full constraints (the MCP rendering,
-//! `null`s of optional properties removed, plus the ranges of 64-bit integers and `f32`, which
+//! `null`s of optional properties removed, plus the ranges of 32- and 64-bit integers and `f32`, which
 //! no rendering states by design):
 //!
 //! - valid for both: accepted, and the function gets what the model meant (defaults for what

@@ -5,7 +5,7 @@ use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::Value;
 
 use crate::ArgumentProblem;
-use crate::describe_value::{received, shorten, type_name};
+use crate::describe_value::{received, shorten, typed};
 
 /// A validation error as problems for the model. A value that matches none of the branches of an
 /// `anyOf`/`oneOf` (a data-carrying enum, say) is reported through the branch it comes closest
@@ -129,9 +129,9 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
             // "`integer` or `null`": the type first, then that it may be left out.
             expected.sort_by_key(|t| t == "`null`");
             format!(
-                "expected {}, got {} ({got})",
+                "expected {}, got {}",
                 expected.join(" or "),
-                type_name(instance)
+                typed(instance)
             )
         }
         ValidationErrorKind::Enum { options } => {

@@ -1,5 +1,5 @@
 //! The ranges of the Rust number types that receive the arguments, which the renderings leave
-//! unsaid (64-bit integers, `f32`) and the call still enforces.
+//! unsaid (32- and 64-bit integers, `f32`) and the call still enforces.
 
 use serde_json::Value;
 
@@ -10,7 +10,7 @@ use crate::instance;
 use super::Shape;
 
 /// Numbers outside the range of the Rust type that receives them, which the schema states only
-/// as the canonical schema's `format` (`int64`, `uint64`, `float`): the renderings leave out
+/// as the canonical schema's `format` (`int32`, `uint64`, `float`…): the renderings leave out
 /// ranges no model comes near, but a value outside them must be refused with the range rather
 /// than become infinity or a serde message. A number is refused when every branch that takes
 /// numbers has a range and none holds it.

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::ArgumentProblem;
-use crate::describe_value::{received, type_name};
+use crate::describe_value::typed;
 use crate::instance;
 
 /// The arguments must be an object; `null` or nothing at all counts as `{}` (models send both for
@@ -16,9 +16,8 @@ pub(crate) fn require_object(value: Value) -> Result<Map<String, Value>, Argumen
         other => Err(ArgumentProblem {
             pointer: String::new(),
             message: format!(
-                "the arguments must be a JSON object of named arguments, not {} ({})",
-                type_name(&other),
-                received(&other)
+                "the arguments must be a JSON object of named arguments, not {}",
+                typed(&other)
             ),
         }),
     }

@@ -77,7 +77,7 @@ pub(crate) fn dispose(value: Value) {
 /// the argument type directly says "duplicate field". The error carries the path (on the error
 /// path only, as serde_path_to_error needs a second parse).
 pub(crate) fn parse_unique(bytes: &[u8]) -> Result<Value, ArgumentProblem> {
-    read_unique(bytes).map_err(|unreadable| match unreadable {
+    read_unique(bytes, Text::Arguments).map_err(|unreadable| match unreadable {
         Unreadable::Syntax(problem) | Unreadable::Duplicate(problem) => problem,
     })
 }
@@ -92,15 +92,16 @@ pub(crate) enum Unreadable {
 }
 
 /// [`parse_unique`], telling text that is not JSON from JSON with a key given twice: a JSON-RPC
-/// server answers the first with a null id and the second with the request's.
-pub(crate) fn read_unique(bytes: &[u8]) -> Result<Value, Unreadable> {
+/// server answers the first with a null id and the second with the request's. `text` says what
+/// `bytes` are, for the words of a syntax error.
+pub(crate) fn read_unique(bytes: &[u8], text: Text) -> Result<Value, Unreadable> {
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let parsed = serde::de::DeserializeSeed::deserialize(UniqueKeys, &mut deserializer)
         .and_then(|value| deserializer.end().map(|()| value));
     match parsed {
         Ok(value) => Ok(value),
         Err(error) if error.classify() != serde_json::error::Category::Data => {
-            Err(Unreadable::Syntax(syntax_problem(&error)))
+            Err(Unreadable::Syntax(syntax_problem(text, &error)))
         }
         Err(_) => {
             let mut deserializer = serde_json::Deserializer::from_slice(bytes);
@@ -109,8 +110,11 @@ pub(crate) fn read_unique(bytes: &[u8]) -> Result<Value, Unreadable> {
                     Err(error) => deserialize_problem(path_to_pointer(error.path()), error.inner()),
                     Ok(_) => ArgumentProblem {
                         pointer: String::new(),
-                        message: "the arguments could not be read consistently; send them again"
-                            .to_owned(),
+                        message: format!(
+                            "{} could not be read consistently; send {} again",
+                            text.subject(),
+                            text.pronoun()
+                        ),
                     },
                 },
             ))
@@ -234,14 +238,47 @@ pub(crate) fn limit_problems(
     problems
 }
 
-/// A JSON syntax error as a problem.
-pub(crate) fn syntax_problem(error: &serde_json::Error) -> ArgumentProblem {
+/// What a text being read is, for the words of its problems: a tool's arguments, or a whole
+/// JSON-RPC message, whose arguments (if it has any) were never reached when it is not JSON.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Text {
+    Arguments,
+    #[cfg_attr(
+        not(feature = "mcp"),
+        allow(dead_code, reason = "read by the MCP transport alone")
+    )]
+    Message,
+}
+
+impl Text {
+    fn subject(self) -> &'static str {
+        match self {
+            Text::Arguments => "the arguments",
+            Text::Message => "the message",
+        }
+    }
+
+    fn pronoun(self) -> &'static str {
+        match self {
+            Text::Arguments => "them",
+            Text::Message => "it",
+        }
+    }
+}
+
+/// A JSON syntax error in `text` as a problem.
+pub(crate) fn syntax_problem(text: Text, error: &serde_json::Error) -> ArgumentProblem {
+    let subject = text.subject();
+    let (is, ends) = match text {
+        Text::Arguments => ("are", "they end"),
+        Text::Message => ("is", "it ends"),
+    };
     let message = if error.is_eof() {
-        format!("the arguments are not complete JSON: they end too early ({error})")
+        format!("{subject} {is} not complete JSON: {ends} too early ({error})")
     } else if error.to_string().contains("recursion limit") {
-        "the arguments are nested too deeply".to_owned()
+        format!("{subject} {is} nested too deeply")
     } else {
-        format!("the arguments are not valid JSON: {error}")
+        format!("{subject} {is} not valid JSON: {error}")
     };
     ArgumentProblem {
         pointer: String::new(),

@@ -17,7 +17,7 @@ use rmcp::service::RxJsonRpcMessage;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::arguments::{Unreadable, dispose, read_unique};
+use crate::arguments::{Text, Unreadable, dispose, read_unique};
 use crate::{ArgumentProblem, ToolError};
 
 use super::envelope::{Captured, Envelope, MAX_TRACKED_DEPTH};
@@ -152,7 +152,8 @@ pub(super) fn admit(line: Option<&[u8]>, envelope: &Envelope, limits: &WireLimit
     if let Some(message) = straight(line, envelope, &id) {
         return Admission::Deliver(Box::new(message));
     }
-    let value = match read_unique(line) {
+    // The whole message is read here: when it is not JSON, its arguments were never reached.
+    let value = match read_unique(line, Text::Message) {
         Ok(value) => value,
         Err(Unreadable::Syntax(problem)) => {
             // Not JSON: JSON-RPC answers with a null id, since none can be trusted.
@@ -542,6 +543,27 @@ mod tests {
         let reply = answer(r#"{"jsonrpc":"2.0","id":8,"#);
         assert_eq!(reply["id"], Value::Null);
         assert_eq!(reply["error"]["code"], -32700);
+    }
+
+    #[test]
+    fn a_message_cut_short_is_said_to_be_the_message() {
+        // Cut inside `arguments`: the message is not JSON, so its arguments were never read.
+        let reply =
+            answer(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","argu"#);
+        assert_eq!(reply["id"], Value::Null);
+        assert_eq!(reply["error"]["code"], -32700);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Parse error: the message is not complete JSON: it ends too early"),
+            "{message}"
+        );
+        assert!(!message.contains("arguments"), "{message}");
+        let reply = answer(r#"{"jsonrpc":"2.0","id":1,"method":"ping"} x"#);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("Parse error: the message is not valid JSON: trailing"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -8,13 +8,14 @@ use schemars::transform::Transform;
 
 use super::dialect::Dialect;
 use super::loose_lists::{RepairLooseLists, has_loose_lists};
-use super::node::{get, has, take};
+use super::node::{get, has, place_description, take};
 use super::upgrade::UpgradeDialect;
 use crate::report::{ChangeKind, Place, Recorder};
 
 /// Canonical normalisation of a schemars-generated (or foreign) root schema: removes `$schema`
 /// and the root `title`, and gives a closed object root (`additionalProperties: false`) without
-/// `properties` an empty `properties`; nothing else changes. Draft 2020-12, declaration order kept.
+/// `properties` an empty `properties`; each node's `description` is put before its bounds
+/// (`DescriptionsFirst`); nothing else changes. Draft 2020-12, declaration order kept.
 ///
 /// The root `title` is the Rust type's name or its doc's first line; the tool's own name and
 /// description already say that, and no target wants it in the parameters. A tool without
@@ -29,6 +30,7 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
             *root = map;
         }
     }
+    DescriptionsFirst.transform(&mut schema);
     if let Some(root) = schema.as_object_mut() {
         drop_dialect_and_title(root, rec);
         let is_object = get(root, "type").and_then(Value::as_str) == Some("object");
@@ -51,6 +53,22 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
         }
     }
     schema
+}
+
+/// Every node's `title` and `description` before the keywords that bound its values
+/// (`node::place_description`), so that each rendering reads type, description, bounds. schemars
+/// writes a field's doc after its type's own keywords and before the field's `#[schemars]`
+/// validations: a documented `u32` with `range(min = 1, max = 14)` comes as `format, minimum,
+/// description, maximum`. Only the order of keys changes, so nothing is recorded.
+struct DescriptionsFirst;
+
+impl Transform for DescriptionsFirst {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            place_description(node);
+        }
+        schemars::transform::transform_subschemas(self, schema);
+    }
 }
 
 /// A foreign schema as the 2020-12 it will be rendered as (its `$schema` goes next): the lists
@@ -190,6 +208,31 @@ mod tests {
         // A map keeps its shape: it has no properties by design.
         let map = json_schema!({"type": "object", "additionalProperties": {"type": "string"}});
         assert_same(&canonicalize_alone(map.clone()), &map);
+    }
+
+    #[test]
+    fn descriptions_come_before_bounds_at_every_depth() {
+        // As schemars writes a documented `u32` field with `range(max = 14)`.
+        let schema = json_schema!({
+            "type": "object",
+            "properties": {"days": {"type": "array", "items": {
+                "type": "integer", "format": "uint32", "minimum": 0, "description": "d", "maximum": 14
+            }, "description": "Days.", "maxItems": 3}}
+        });
+        let canonical = canonicalize_alone(schema);
+        let days = &canonical.as_value()["properties"]["days"];
+        let keys = |node: &Value| {
+            node.as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(keys(days), ["type", "items", "description", "maxItems"]);
+        assert_eq!(
+            keys(&days["items"]),
+            ["type", "description", "format", "minimum", "maximum"]
+        );
     }
 
     #[test]

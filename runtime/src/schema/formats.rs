@@ -2,7 +2,7 @@
 //!
 //! schemars writes `format: "uint32"`, `"int64"`, `"double"`… on numbers. They are not JSON
 //! Schema formats: OpenAI rejects or ignores them, and Gemini only knows `int32`/`int64` and
-//! `float`/`double`. What a format implies for the model — the range of a 32-bit or smaller
+//! `float`/`double`. What a format implies for the model — the range of a 16-bit or smaller
 //! integer, or that an unsigned one is never negative — is kept as `minimum`/`maximum`.
 
 use schemars::Schema;
@@ -14,7 +14,7 @@ use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
 /// Drops schemars' integer formats (`int8`…`uint128`, `int`, `uint`) from integer nodes, adding
-/// the bounds a format of 32 bits or fewer implies (and `minimum: 0` for unsigned ones) unless
+/// the bounds a format of 16 bits or fewer implies (and `minimum: 0` for unsigned ones) unless
 /// tighter ones are present; drops `float`/`double` from number nodes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct DropIntegerFormats {
@@ -86,12 +86,15 @@ pub(crate) fn integer_range(format: &str) -> Option<(i128, i128)> {
     })
 }
 
-/// The bounds a rendering states for an integer format: both for 32 bits or fewer; beyond, the
-/// bounds are noise to a model (and past 2^53 not exact in JSON), and only an unsigned type's
-/// `minimum: 0` is said.
+/// The bounds a rendering states for an integer format: both for 16 bits or fewer (255 or
+/// 32767 is a limit a model can meet, and must know); from 32 bits on, the type's full range is
+/// not a limit meant for the model (`"maximum": 4294967295` reads as one, and costs tokens on
+/// every `u32`; past 2^53 it is not even exact in JSON), and only an unsigned type's
+/// `minimum: 0` is said. The call still refuses a number outside the type, naming the range
+/// (`arguments::range_problems`).
 fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
     let (min, max) = integer_range(format)?;
-    let small = min >= i32::MIN.into() && max <= u32::MAX.into();
+    let small = min >= i16::MIN.into() && max <= u16::MAX.into();
     Some(if small {
         (Some(min as i64), Some(max as i64))
     } else {
@@ -136,7 +139,12 @@ fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) -> Option<C
             .iter()
             .any(|(k, slack)| number(node, k).is_some_and(|v| v <= max as f64 + f64::from(*slack)));
         if !tighter {
-            put(node, "maximum", max, at);
+            // After the lower bound, which may already have stood after the format.
+            let after_minimum = node
+                .keys()
+                .position(|k| k == "minimum" || k == "exclusiveMinimum")
+                .map_or(at, |i| at.max(i + 1));
+            put(node, "maximum", max, after_minimum);
             added.push(format!("`maximum: {max}`"));
         }
     }
@@ -185,10 +193,29 @@ mod tests {
             }}),
             json_schema!({"properties": {
                 "a": {"type": "integer", "minimum": -128, "maximum": 127, "description": "x"},
-                "b": {"type": "integer", "maximum": 4294967295_u32, "minimum": 0},
+                "b": {"type": "integer", "minimum": 0},
                 "c": {"type": "integer", "minimum": 1, "maximum": 14},
                 "d": {"type": "integer", "minimum": 0, "maximum": 65535},
-                "e": {"type": "integer", "minimum": -2147483648, "exclusiveMaximum": 10}
+                "e": {"type": "integer", "exclusiveMaximum": 10}
+            }}),
+        );
+    }
+
+    #[test]
+    fn a_32_bit_range_is_not_said() {
+        // `i32`'s and `u32`'s full ranges are no limit a model should plan around; `u32` is
+        // still never negative, and `u16` keeps its range.
+        check(
+            DropIntegerFormats::default(),
+            json_schema!({"properties": {
+                "i": {"type": "integer", "format": "int32", "description": "x"},
+                "u": {"type": "integer", "format": "uint32", "minimum": 0},
+                "s": {"type": "integer", "format": "uint16", "minimum": 0}
+            }}),
+            json_schema!({"properties": {
+                "i": {"type": "integer", "description": "x"},
+                "u": {"type": "integer", "minimum": 0},
+                "s": {"type": "integer", "minimum": 0, "maximum": 65535}
             }}),
         );
     }

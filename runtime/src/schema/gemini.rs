@@ -449,7 +449,7 @@ mod tests {
                 "nested": {"anyOf": [{"anyOf": [{"type": "string"}, {"type": "null"}]}, {"type": "null"}]}
             }}),
             json_schema!({"properties": {
-                "p": {"description": "where. A point.", "type": "object", "nullable": true, "properties": {"x": {"type": "number", "nullable": true}}},
+                "p": {"description": "where", "type": "object", "nullable": true, "properties": {"x": {"type": "number", "nullable": true}}},
                 "u": {"type": "string", "nullable": true, "enum": ["c", "f"], "default": "c"},
                 "several": {"anyOf": [{"type": "string"}, {"type": "integer"}], "nullable": true},
                 "only_null": {"nullable": true},

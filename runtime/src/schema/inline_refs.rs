@@ -423,12 +423,19 @@ fn prune_defs(schema: &mut Schema, needed: &[(String, String)]) -> Vec<String> {
 
 /// `{"allOf": [target, constraints], <annotations>}`: a `$ref` whose siblings cannot be merged
 /// into its target, spelled so that every target's `allOf` handling applies.
-fn both_as_all_of(target: Value, mut siblings: Map<String, Value>) -> Value {
+fn both_as_all_of(mut target: Value, mut siblings: Map<String, Value>) -> Value {
     let mut node = Map::new();
     for keyword in ["description", "title", "default", "examples"] {
         if let Some(value) = take(&mut siblings, keyword) {
             node.insert(keyword.to_owned(), value);
         }
+    }
+    // The field's description replaces its type's (as in `merge_ref_siblings`), which merging
+    // the `allOf` would otherwise join back.
+    if node.contains_key("description")
+        && let Value::Object(target) = &mut target
+    {
+        take(target, "description");
     }
     node.insert(
         "allOf".to_owned(),
@@ -639,7 +646,7 @@ mod tests {
     }
 
     #[test]
-    fn siblings_override_and_descriptions_combine() {
+    fn siblings_override_descriptions_included() {
         let out = inline(
             json_schema!({
                 "properties": {
@@ -655,7 +662,7 @@ mod tests {
             &out,
             &json_schema!({
                 "properties": {
-                    "u": {"description": "Units to use. Temperature units.", "type": "string", "enum": ["c", "f"], "default": "c"},
+                    "u": {"description": "Units to use.", "type": "string", "enum": ["c", "f"], "default": "c"},
                     "same": {"description": "Temperature units.", "type": "string", "enum": ["c", "f"]}
                 }
             }),

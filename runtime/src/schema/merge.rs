@@ -4,15 +4,19 @@
 use serde_json::{Map, Value};
 
 use super::describe::{join_texts, prepend_text};
-use super::node::ANNOTATIONS;
+use super::node::{ANNOTATIONS, place_description};
 
 /// A referenced schema merged with the keywords written next to its `$ref`, so that the result
 /// accepts what both accept (draft 2020-12 applies a `$ref` and its siblings together).
 ///
 /// The referenced keywords come first. Annotations beside the `$ref` replace the referenced
-/// ones (the field knows better than its type), except `description`: both texts are kept, the
-/// sibling's (the field's doc) first; when both have different titles, the referenced title is
-/// folded into the referenced description so it is not lost. Constraining siblings are
+/// ones (the field knows better than its type), `description` included: a parameter's doc is
+/// what the model reads about it, not that doc glued to its type's ("Which issues to include.
+/// Which issues to include by their state."). schemars lets a field's description override its
+/// type's in the same way, and OpenAPI 3.1 says a `description` beside a reference overrides
+/// the referenced one. The type's own description stays where the field has none; when both
+/// have different titles and the field no description, the referenced title is folded into the
+/// referenced description so it is not lost. Constraining siblings are
 /// intersected with the referenced schema (see [`merge_conjunction`]); when they cannot be
 /// (the two disagree on a keyword), `Err` carries the conflicting keyword and the caller keeps
 /// both as an `allOf`.
@@ -36,27 +40,23 @@ pub(crate) fn merge_ref_siblings(
     if let (Some(Value::String(own)), Some(Value::String(theirs))) =
         (merged.get("title"), siblings.get("title"))
         && own != theirs
+        && !siblings.contains_key("description")
     {
         let own = own.clone();
         prepend_text(&mut merged, &own);
     }
     for (key, value) in siblings {
-        match (key.as_str(), merged.get("description"), &value) {
-            ("description", Some(Value::String(referenced)), Value::String(field)) => {
-                let combined = join_texts(field, referenced);
-                merged.insert(key, combined.into());
-            }
-            ("description", _, _) => {
-                merged.insert(key, value);
-            }
-            // Beside a `$ref` the annotations describe the field, and the field's own word wins
-            // over its type's.
-            (annotation, _, _) if ANNOTATIONS.contains(&annotation) => {
-                merged.insert(key, value);
-            }
-            _ => merge_keyword(&mut merged, &key, &value)?,
+        // Beside a `$ref` the annotations describe the field, and the field's own word wins
+        // over its type's.
+        if ANNOTATIONS.contains(&key.as_str()) {
+            merged.insert(key, value);
+        } else {
+            merge_keyword(&mut merged, &key, &value)?;
         }
     }
+    // A field's description its type did not have is read before the type's bounds, as in
+    // every node (`canonical::DescriptionsFirst`).
+    place_description(&mut merged);
     Ok(Value::Object(merged))
 }
 
@@ -226,7 +226,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn ref_siblings_override_but_descriptions_join() {
+    fn ref_siblings_override_descriptions_included() {
         let merged = merge_ref_siblings(
             json!({"description": "Temperature units.", "type": "string", "enum": ["c"]}),
             map(json!({"description": "Units to use", "default": "c", "type": "string"})),
@@ -234,20 +234,49 @@ mod tests {
         .unwrap();
         assert_eq!(
             merged.to_string(),
-            r#"{"description":"Units to use. Temperature units.","type":"string","enum":["c"],"default":"c"}"#
+            r#"{"description":"Units to use","type":"string","enum":["c"],"default":"c"}"#
         );
-    }
-
-    #[test]
-    fn ref_siblings_equal_descriptions_once_and_titles_folded() {
+        // Without a description of its own, the field keeps its type's.
         let merged = merge_ref_siblings(
-            json!({"title": "Point", "description": "A point."}),
-            map(json!({"title": "Origin", "description": "A point."})),
+            json!({"description": "Temperature units.", "type": "string"}),
+            map(json!({"default": "c"})),
         )
         .unwrap();
         assert_eq!(
             merged,
-            json!({"title": "Origin", "description": "A point. Point. A point."})
+            json!({"description": "Temperature units.", "type": "string", "default": "c"})
+        );
+        // A description the type had not is read before the type's bounds.
+        let merged = merge_ref_siblings(
+            json!({"type": "integer", "minimum": 1}),
+            map(json!({"description": "Days."})),
+        )
+        .unwrap();
+        assert_eq!(
+            merged.to_string(),
+            r#"{"type":"integer","description":"Days.","minimum":1}"#
+        );
+    }
+
+    #[test]
+    fn ref_siblings_titles_folded_only_without_a_field_description() {
+        let merged = merge_ref_siblings(
+            json!({"title": "Point", "description": "A point."}),
+            map(json!({"title": "Origin", "description": "Where to start."})),
+        )
+        .unwrap();
+        assert_eq!(
+            merged,
+            json!({"title": "Origin", "description": "Where to start."})
+        );
+        let merged = merge_ref_siblings(
+            json!({"title": "Point", "description": "A point."}),
+            map(json!({"title": "Origin"})),
+        )
+        .unwrap();
+        assert_eq!(
+            merged,
+            json!({"title": "Origin", "description": "Point. A point."})
         );
         let merged = merge_ref_siblings(
             json!({"description": "A."}),

@@ -175,6 +175,53 @@ pub(crate) const ANNOTATIONS: &[&str] = &[
     "writeOnly",
 ];
 
+/// Keywords a node's `description` is read before: what bounds its values (a format, ranges,
+/// lengths, a pattern, counts) and the annotations that follow a description (`default`,
+/// `examples`). A property reads `type`, its shape (`enum`, `items`…), `description`, then these.
+pub(crate) const AFTER_DESCRIPTION: &[&str] = &[
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "minContains",
+    "maxContains",
+    "minProperties",
+    "maxProperties",
+    "default",
+    "examples",
+];
+
+/// Where a `description` the node does not have yet belongs (see [`AFTER_DESCRIPTION`]).
+pub(crate) fn description_index(node: &Map<String, Value>) -> usize {
+    node.keys()
+        .position(|k| AFTER_DESCRIPTION.contains(&k.as_str()))
+        .unwrap_or(node.len())
+}
+
+/// Moves the node's `title` and `description` (in that order) before the keywords a description
+/// is read before, when they come after one of them.
+pub(crate) fn place_description(node: &mut Map<String, Value>) {
+    for key in ["title", "description"] {
+        let Some(at) = node.keys().position(|k| k == key) else {
+            continue;
+        };
+        let before = description_index(node);
+        if before < at
+            && let Some(value) = node.shift_remove(key)
+        {
+            node.shift_insert(before, key.to_owned(), value);
+        }
+    }
+}
+
 /// Keywords that restrict which JSON types a value may have; a node with none of them accepts
 /// values of every type.
 pub(crate) const CONSTRAINING: &[&str] = &[
@@ -201,6 +248,35 @@ mod tests {
         assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "enum", "c"]);
         assert!(!rename(&mut m, "a", "c"));
         assert!(!rename(&mut m, "missing", "x"));
+    }
+
+    #[test]
+    fn descriptions_are_read_before_bounds() {
+        // schemars' order for a `u32` with a doc and `range(min = 1, max = 14)`.
+        let mut m = map(
+            json!({"type": "integer", "format": "uint32", "minimum": 1, "description": "d", "maximum": 14}),
+        );
+        place_description(&mut m);
+        assert_eq!(
+            m.keys().collect::<Vec<_>>(),
+            ["type", "description", "format", "minimum", "maximum"]
+        );
+        let mut m = map(
+            json!({"type": "string", "enum": ["a"], "default": "a", "title": "T", "description": "d"}),
+        );
+        place_description(&mut m);
+        assert_eq!(
+            m.keys().collect::<Vec<_>>(),
+            ["type", "enum", "title", "description", "default"]
+        );
+        // Already in place: unchanged.
+        let mut m = map(json!({"type": "string", "description": "d", "minLength": 1}));
+        place_description(&mut m);
+        assert_eq!(
+            m.keys().collect::<Vec<_>>(),
+            ["type", "description", "minLength"]
+        );
+        assert_eq!(description_index(&map(json!({"anyOf": []}))), 1);
     }
 
     #[test]

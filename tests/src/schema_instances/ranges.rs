@@ -1,5 +1,6 @@
-//! The ranges of Rust's number types that no rendering states (docs/TARGET_RULES.md: 64-bit
-//! integers and `f32` carry no bounds, "ranges no model comes near"), read from the canonical
+//! The ranges of Rust's number types that no rendering states (docs/TARGET_RULES.md: 32- and
+//! 64-bit integers and `f32` carry no bounds beyond an unsigned type's `minimum: 0`; Gemini keeps
+//! `int32`/`int64` as formats), read from the canonical
 //! schema's `format`s: part of the full constraints, so that a value past them must be refused
 //! with the range in words, and a value within them (`3.4028235e38`, the shortest spelling of
 //! `f32::MAX`) accepted.
@@ -32,7 +33,12 @@ pub fn fits_format(format: &str, n: &serde_json::Number) -> Option<bool> {
         return Some(n.as_f64().is_some_and(|x| (x as f32).is_finite()));
     }
     let (lo, hi) = integer_range(format)?;
-    Some(as_integer(n).is_some_and(|i| (lo..=hi).contains(&i)) || as_integer(n).is_none())
+    Some(match as_integer(n) {
+        Some(i) => (lo..=hi).contains(&i),
+        // An integer too large for `as_integer` (`1e300`) is past every integer type; a
+        // fraction is not an integer at all, which is `type`'s to say.
+        None => n.as_f64().is_none_or(|x| x.fract() != 0.0),
+    })
 }
 
 fn bounds_words(format: &str) -> Vec<String> {
@@ -44,11 +50,13 @@ fn bounds_words(format: &str) -> Vec<String> {
     }
 }
 
-/// Whether `canonical` has a number type whose range the renderings leave unsaid (64-bit
-/// integers, `f32`): only then is [`range_errors`] worth its walk.
+/// Whether `canonical` has a number type whose range the renderings leave unsaid (32- and
+/// 64-bit integers, `f32`): only then is [`range_errors`] worth its walk.
 pub fn has_unstated_ranges(canonical: &Value) -> bool {
     let text = canonical.to_string();
     [
+        "\"int32\"",
+        "\"uint32\"",
         "\"int64\"",
         "\"uint64\"",
         "\"int\"",
@@ -133,6 +141,8 @@ mod tests {
             fits_format("int64", &n(json!(-9223372036854775808.0))),
             Some(true)
         );
+        assert_eq!(fits_format("uint32", &n(json!(1e300))), Some(false));
+        assert_eq!(fits_format("uint32", &n(json!(2.5))), Some(true));
         assert_eq!(fits_format("double", &n(json!(1))), None);
         let schema = json!({
             "type": "object",

@@ -11,8 +11,11 @@ fn search(
     /// Where to start; `Default` of `Option` is `None`, so this one is fine.
     #[arg(default)]
     offset: Option<u32>,
+    /// The page: a plain value is `Some(…)` in all but its spelling, refused alone (no E0308).
+    #[arg(default = 10)]
+    page: Option<u32>,
 ) -> String {
-    format!("{query} {limit:?} {offset:?}")
+    format!("{query} {limit:?} {offset:?} {page:?}")
 }
 
 fn main() {}
