@@ -143,7 +143,16 @@ pub fn mcp_server_example() -> std::path::PathBuf {
 pub fn example(name: &str) -> std::path::PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let status = std::process::Command::new(cargo)
-        .args(["build", "-q", "-p", "tooldef-examples", "--features", "mcp", "--example", name])
+        .args([
+            "build",
+            "-q",
+            "-p",
+            "tooldef-examples",
+            "--features",
+            "mcp",
+            "--example",
+            name,
+        ])
         .status()
         .expect("cargo runs");
     assert!(status.success(), "building the {name} example failed");
