@@ -927,13 +927,11 @@ impl ToolSetBuilder {
     /// assert!(matches!(built, Err(BuildError::DuplicateName { .. })));
     /// ```
     pub fn build(self) -> Result<ToolSet, BuildError> {
-        if let Some(need) = self.missing_state() {
-            return Err(BuildError::MissingState {
-                kind: need.kind,
-                name: need.name.clone(),
-                state: need.state.type_name(),
-            });
-        }
+        let missing_state = self.missing_state().map(|need| BuildError::MissingState {
+            kind: need.kind,
+            name: need.name.clone(),
+            state: need.state.type_name(),
+        });
         let prompts = self.prompts.build()?;
         let resources = self.resources.build()?;
         let mut index: HashMap<&'static str, usize> = HashMap::new();
@@ -957,6 +955,10 @@ impl ToolSetBuilder {
                     default: default.to_string(),
                 });
             }
+        }
+        // After the names: of two mistakes, the one about which tools there are is said first.
+        if let Some(error) = missing_state {
+            return Err(error);
         }
         let mut index: Vec<(&'static str, usize)> = index.into_iter().collect();
         index.sort_unstable();

@@ -393,8 +393,22 @@ async fn context_parameters_are_filled_from_the_call() {
         "The Little Schemer lent to Grace (call call-7)"
     );
 
-    // Without the state a context parameter needs, the call says so (the server's mistake).
-    let without_state = library().toolset().build().unwrap();
+    // Without the state a context parameter needs, the set is not built; declared to come with
+    // each call and not given, the call says so (the server's mistake).
+    let Err(error) = library().toolset().build() else {
+        panic!("built without the `Reader` that `borrow_book` takes");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("the tool `borrow_book` takes `State<"),
+        "{error}"
+    );
+    let without_state = library()
+        .toolset()
+        .state_per_call::<Reader>()
+        .build()
+        .unwrap();
     let error = without_state
         .call("borrow_book", json!({"title": "Programming Rust"}))
         .await
@@ -421,7 +435,11 @@ async fn context_parameters_are_filled_from_the_call() {
 
 #[tokio::test]
 async fn bad_arguments_are_refused_as_for_a_function() {
-    let tools = library().toolset().build().unwrap();
+    let tools = library()
+        .toolset()
+        .state(Reader("Ada".to_owned()))
+        .build()
+        .unwrap();
     let function = ToolSet::builder().tool(SearchAsFunction).build().unwrap();
     for arguments in [
         json!({"query": "Rust", "limit": 0}),
