@@ -25,7 +25,8 @@ async def exercise(session: ClientSession, transport: str) -> None:
     bad = await session.call_tool("increment", {"step": "eleven"})
     assert bad.isError, bad
     assert "step" in bad.content[0].text, bad.content[0].text
-    print(f"standalone server ({transport}): listed, called twice, bad call refused: {" ".join(bad.content[0].text.split())}")
+    refusal = " ".join(bad.content[0].text.split())
+    print(f"standalone server ({transport}): listed, called twice, bad call refused: {refusal}")
 
 
 async def over_stdio(binary: str) -> None:
