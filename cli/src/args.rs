@@ -340,6 +340,17 @@ to the MCP tools. Written only when the conversion succeeds.
 Example: --names names.json"
     )]
     pub names: Option<PathBuf>,
+    /// Mark every tool loaded only when the model searches for it (`defer_loading`).
+    #[arg(
+        long,
+        long_help = "Mark every tool loaded only when the model searches for it: `defer_loading: \
+true` for the targets that take it (responses, anthropic), which then need a tool-search tool in \
+the request. An Anthropic list keeps its first tool loaded, since Anthropic refuses a request \
+whose tools are all deferred. The other targets ignore it.
+
+Example: tooldef convert --to responses --defer-loading tools.json"
+    )]
+    pub defer_loading: bool,
 }
 
 impl ConversionArgs {
@@ -349,6 +360,7 @@ impl ConversionArgs {
             strict: self.strict.into(),
             lenient: self.lenient,
             profile: self.model().map(|model| model.profile).unwrap_or_default(),
+            defer_loading: self.defer_loading,
         }
     }
 
@@ -914,6 +926,7 @@ impl CallArgs {
             strict: self.strict,
             lenient: true,
             names: None,
+            defer_loading: false,
         }
     }
 }

@@ -31,10 +31,10 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::names::NameMap;
-use crate::report::{ChangeKind, Place};
+use crate::report::{Change, ChangeKind, Place};
 use crate::schema::get_key;
 use crate::targets::{Rendering, StrictBudget, StrictLimit, has_strict_mode, past_strict_limit};
 use crate::tool::ToolAnnotations;
@@ -63,6 +63,10 @@ pub struct ConvertOptions {
     /// What the model takes beyond its API's rules ([`Target::for_model`] gives it from a
     /// model's id); [`Profile::Documented`] by default.
     pub profile: Profile,
+    /// Every tool loaded only when the model searches for it (`defer_loading: true` for
+    /// Responses and Anthropic; see [`ToolDefinition::defer_loading`]). An Anthropic batch whose
+    /// tools would all be deferred keeps its first tool loaded, as Anthropic requires.
+    pub defer_loading: bool,
 }
 
 /// Converted tools for one target.
@@ -361,6 +365,26 @@ pub fn convert(
             }
         }
     }
+    if target == Target::Anthropic
+        && conversion
+            .tools
+            .iter()
+            .all(|t| t.rendering.tool.defer_loading())
+    {
+        if let Some(first) = conversion.tools.first_mut() {
+            first.rendering.tool.set_defer_loading(false);
+            first.rendering.report.push(Change {
+                place: Place::Tool,
+                pointer: String::new(),
+                kind: ChangeKind::Removed {
+                    keyword: "defer_loading".to_owned(),
+                    why: "every tool of the batch is deferred, and Anthropic refuses a request \
+                          whose tools all are: the first is loaded"
+                        .to_owned(),
+                },
+            });
+        }
+    }
     for limit in StrictLimit::ALL {
         let tools: Vec<String> = past_limits
             .iter()
@@ -538,9 +562,12 @@ pub fn definition_of(
     let (Some(name), Some(input_schema), true) = (name, input_schema, reasons.is_empty()) else {
         return Err(reasons);
     };
+    let mut input_schema = input_schema;
+    let (examples, left_out) = examples_of(object, &mut input_schema);
     let mut builder = ToolDefinition::builder(name)
         .canonical_input_schema(schema_from(input_schema))
         .strict(options.strict != Strictness::Off)
+        .defer_loading(options.defer_loading)
         .recursion(RecursionPolicy::Describe)
         .annotations(annotations_of(get_key(object, "annotations")));
     if let Some(description) = get_key(object, "description").and_then(Value::as_str) {
@@ -563,7 +590,90 @@ pub fn definition_of(
             builder = builder.other_mcp_field(key.clone(), value.clone());
         }
     }
+    for example in examples {
+        builder = builder.example(example);
+    }
+    for change in left_out {
+        builder = builder.canonical_change(change);
+    }
     Ok(builder.build())
+}
+
+/// A foreign tool's example arguments: the objects of its input schema's root `examples`
+/// (JSON Schema's place for them, where tooldef's MCP rendering puts them; taken out of the
+/// schema, since each target carries them its own way), of `_meta.examples` and of a
+/// top-level `examples`, each once. One the schema refuses is left out, with why: a model
+/// would learn from it a call the tool refuses.
+fn examples_of(
+    tool: &Map<String, Value>,
+    input_schema: &mut Value,
+) -> (Vec<Map<String, Value>>, Vec<Change>) {
+    let mut found: Vec<Map<String, Value>> = Vec::new();
+    let mut take = |list: Option<&Value>| {
+        for example in list.and_then(Value::as_array).into_iter().flatten() {
+            if let Value::Object(example) = example
+                && !found.contains(example)
+            {
+                found.push(example.clone());
+            }
+        }
+    };
+    let in_schema = input_schema
+        .as_object()
+        .and_then(|s| get_key(s, "examples"));
+    let all_objects = in_schema
+        .and_then(Value::as_array)
+        .is_some_and(|list| list.iter().all(Value::is_object));
+    if all_objects {
+        take(in_schema);
+        if let Some(schema) = input_schema.as_object_mut() {
+            schema.shift_remove("examples");
+        }
+    }
+    take(
+        get_key(tool, "_meta")
+            .and_then(Value::as_object)
+            .and_then(|m| get_key(m, "examples")),
+    );
+    take(get_key(tool, "examples"));
+    if found.is_empty() {
+        return (found, Vec::new());
+    }
+    let draft = crate::schema::declared_draft(input_schema);
+    let Ok(validator) = crate::arguments::validator_in(input_schema, draft) else {
+        return (found, Vec::new());
+    };
+    let mut kept = Vec::with_capacity(found.len());
+    let mut left_out = Vec::new();
+    for (at, example) in found.into_iter().enumerate() {
+        let value = Value::Object(example);
+        let problems: Vec<String> = validator
+            .iter_errors(&value)
+            .flat_map(|e| crate::arguments::validation_problems(&e))
+            .map(|p| p.to_string())
+            .collect();
+        if problems.is_empty() {
+            let Value::Object(example) = value else {
+                unreachable!()
+            };
+            kept.push(example);
+        } else {
+            left_out.push(Change {
+                place: Place::Tool,
+                pointer: String::new(),
+                kind: ChangeKind::Removed {
+                    keyword: "examples".to_owned(),
+                    why: format!(
+                        "example {} breaks the tool's own schema ({}), and a model would learn \
+                         that call from it",
+                        at + 1,
+                        problems.join("; ")
+                    ),
+                },
+            });
+        }
+    }
+    (kept, left_out)
 }
 
 /// Why `schema`, the tool's `field`, is not valid JSON Schema in the dialect it declares, one

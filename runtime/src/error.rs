@@ -311,6 +311,37 @@ pub enum BuildError {
         /// Its default, as JSON.
         default: String,
     },
+    /// An example of a tool's arguments ([`ToolDefinition::examples`](crate::ToolDefinition::examples))
+    /// that the tool's own schema refuses: a model would learn from it a call the tool refuses.
+    #[error("{}", invalid_example_message(.tool, *.example, .arguments, .problems))]
+    InvalidExample {
+        /// The tool.
+        tool: String,
+        /// Which example, counting from 1 in the order they were given.
+        example: usize,
+        /// The example, as JSON (shortened when long).
+        arguments: String,
+        /// What the schema refuses in it, each with where.
+        problems: Vec<ArgumentProblem>,
+    },
+}
+
+fn invalid_example_message(
+    tool: &str,
+    example: usize,
+    arguments: &str,
+    problems: &[ArgumentProblem],
+) -> String {
+    let mut message =
+        format!("example {example} of the tool `{tool}` breaks the tool's own schema: {arguments}");
+    for problem in problems {
+        message.push_str("\n- ");
+        message.push_str(&problem.to_string());
+    }
+    message.push_str(
+        "\nA model learns its calls from the examples: correct the example, or the schema.",
+    );
+    message
 }
 
 /// Why a tool list could not be rendered for a target.

@@ -88,6 +88,16 @@ impl Target {
         }
     }
 
+    /// Whether a tool's output schema is sent: MCP `outputSchema`, Responses `output_schema`,
+    /// Gemini `response` / `responseJsonSchema`. Chat Completions and Anthropic have no field
+    /// for it.
+    pub const fn takes_output_schema(self) -> bool {
+        matches!(
+            self,
+            Target::Mcp | Target::Responses | Target::Gemini | Target::GeminiJsonSchema
+        )
+    }
+
     /// The longest tool description the target takes, in characters: OpenAI refuses more than
     /// 1,024 (`string_above_max_length`).
     pub const fn max_description_chars(self) -> Option<usize> {

@@ -195,6 +195,10 @@ pub struct ToolDefinition {
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
     task: bool,
+    /// Example arguments, each an object the input schema accepts.
+    examples: Vec<Map<String, Value>>,
+    /// Loaded only when the model searches for it, where the target can say so.
+    defer_loading: bool,
     /// What making the schemas canonical changed, at the start of every rendering's report.
     canonical_changes: Vec<Change>,
     renderings: [OnceLock<Result<Rendering, SchemaError>>; Target::ALL.len()],
@@ -219,6 +223,8 @@ impl ToolDefinition {
             meta: None,
             other_mcp_fields: Map::new(),
             task: false,
+            examples: Vec::new(),
+            defer_loading: false,
             canonical_changes: Vec::new(),
         }
     }
@@ -326,6 +332,26 @@ impl ToolDefinition {
         self.task
     }
 
+    /// Example arguments, each a JSON object of the tool's arguments: written with
+    /// `#[tool(example(…))]` (type-checked as the function's own arguments), given to
+    /// [`ToolDefinitionBuilder::example`], or read from a foreign MCP tool (its input schema's
+    /// root `examples`, or `_meta.examples`).
+    ///
+    /// Anthropic is sent them as `input_examples`, MCP as the input schema's root `examples`;
+    /// the other targets read them at the end of the description, as many as fit its limit.
+    /// [`ToolSetBuilder::build`](crate::ToolSetBuilder::build) refuses a set with an example its
+    /// tool's schema refuses.
+    pub fn examples(&self) -> &[Map<String, Value>] {
+        &self.examples
+    }
+
+    /// Whether the tool is loaded only when the model searches for it: rendered with
+    /// `defer_loading: true` for the targets that take it (Responses, Anthropic), which then
+    /// need a tool-search tool in the request. The other targets list it as any other tool.
+    pub fn defer_loading(&self) -> bool {
+        self.defer_loading
+    }
+
     /// The input schema, given up by a definition that is rendered once and then thrown away
     /// (what is left is the schema of a tool without arguments).
     pub(crate) fn take_input_schema(&mut self) -> Schema {
@@ -347,21 +373,43 @@ impl ToolDefinition {
     /// check (the MCP Python client refuses the whole result): serde_json writes a NaN or
     /// infinite number as `null`. Checked only when the result holds a `null`.
     pub(crate) fn output_problems(&self, value: &Value) -> Vec<crate::ArgumentProblem> {
+        if self.output_schema.is_none() || !crate::arguments::has_null(value) {
+            return Vec::new();
+        }
+        self.output_errors(value, |e| e.instance().is_null())
+    }
+
+    /// Everything else in a result that its output schema refuses: the return type's
+    /// `Serialize` and `JsonSchema` disagree (a `#[serde(with)]`, an impl written by hand).
+    /// Checked in debug builds only, where a developer sees it: a release build sends the result
+    /// and leaves the client to check it.
+    pub(crate) fn output_mismatches(&self, value: &Value) -> Vec<crate::ArgumentProblem> {
+        if !cfg!(debug_assertions) || self.output_schema.is_none() {
+            return Vec::new();
+        }
+        self.output_errors(value, |_| true)
+    }
+
+    fn output_errors(
+        &self,
+        value: &Value,
+        keep: impl Fn(&jsonschema::ValidationError<'_>) -> bool,
+    ) -> Vec<crate::ArgumentProblem> {
         let Some(schema) = &self.output_schema else {
             return Vec::new();
         };
-        if !crate::arguments::has_null(value) {
-            return Vec::new();
-        }
         let validator = self.output_validator.get_or_init(|| {
             jsonschema::draft202012::options()
                 .build(schema.as_value())
                 .ok()
         });
         validator.as_ref().map_or_else(Vec::new, |validator| {
+            if validator.is_valid(value) {
+                return Vec::new();
+            }
             validator
                 .iter_errors(value)
-                .filter(|e| e.instance().is_null())
+                .filter(|e| keep(e))
                 .flat_map(|e| crate::arguments::validation_problems(&e))
                 .collect()
         })
@@ -436,6 +484,8 @@ pub struct ToolDefinitionBuilder {
     meta: Option<Map<String, Value>>,
     other_mcp_fields: Map<String, Value>,
     task: bool,
+    examples: Vec<Map<String, Value>>,
+    defer_loading: bool,
     canonical_changes: Vec<Change>,
 }
 
@@ -499,6 +549,13 @@ impl ToolDefinitionBuilder {
         let canonical = crate::schema::canonicalize(schema, &mut rec);
         self.set_canonical_input(canonical, rec);
         self.written_input = None;
+        self
+    }
+
+    /// A change made before rendering (an example of a foreign tool left out), at the start
+    /// of every rendering's report.
+    pub(crate) fn canonical_change(mut self, change: Change) -> Self {
+        self.canonical_changes.push(change);
         self
     }
 
@@ -575,6 +632,39 @@ impl ToolDefinitionBuilder {
         self
     }
 
+    /// Adds an example of the tool's arguments; see [`ToolDefinition::examples`].
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use tooldef::{Target, ToolDefinition};
+    ///
+    /// let definition = ToolDefinition::builder("get_weather")
+    ///     .description("The weather in a city.")
+    ///     .input_schema(schemars::json_schema!({
+    ///         "type": "object",
+    ///         "properties": {"city": {"type": "string"}},
+    ///         "required": ["city"]
+    ///     }))
+    ///     .example(json!({"city": "Paris"}).as_object().unwrap().clone())
+    ///     .build();
+    /// let anthropic = definition.to_json(Target::Anthropic).unwrap();
+    /// assert_eq!(anthropic["input_examples"], json!([{"city": "Paris"}]));
+    /// let chat = definition.to_json(Target::ChatCompletions).unwrap();
+    /// let description = chat["function"]["description"].as_str().unwrap();
+    /// assert!(description.ends_with("{\"city\":\"Paris\"}"), "{description}");
+    /// ```
+    pub fn example(mut self, arguments: Map<String, Value>) -> Self {
+        self.examples.push(arguments);
+        self
+    }
+
+    /// Whether the tool is loaded only when the model searches for it (default `false`); see
+    /// [`ToolDefinition::defer_loading`].
+    pub fn defer_loading(mut self, defer: bool) -> Self {
+        self.defer_loading = defer;
+        self
+    }
+
     /// The definition. Without an input schema the tool takes no arguments.
     pub fn build(self) -> ToolDefinition {
         let input_schema = self
@@ -594,6 +684,8 @@ impl ToolDefinitionBuilder {
             meta: self.meta,
             other_mcp_fields: self.other_mcp_fields,
             task: self.task,
+            examples: self.examples,
+            defer_loading: self.defer_loading,
             canonical_changes: self.canonical_changes,
             renderings: Default::default(),
             output_validator: OnceLock::new(),

@@ -22,7 +22,7 @@ use crate::context::{CallContext, ContextError, NeededState};
 use crate::output::{ReturnValue, ToolOutput};
 use crate::prompt::Prompts;
 use crate::resource::Resources;
-use crate::targets::{StrictBudget, StrictLimit, past_strict_limit};
+use crate::targets::{CacheControl, StrictBudget, StrictLimit, TargetTool, past_strict_limit};
 use crate::{
     ArgumentProblem, BuildError, ListError, ModelTarget, Prompt, PromptDefinition, PromptError,
     PromptReply, Resource, ResourceContents, ResourceDefinition, ResourceError, StringArgs, Target,
@@ -85,6 +85,9 @@ pub struct Listing {
     /// before them reached one of the limits of one request (Anthropic's [`StrictLimit`]s: the
     /// first tools keep strict), each with that limit.
     pub past_strict_limits: Vec<(String, StrictLimit)>,
+    /// The tool listed without `defer_loading` although it is deferred, because every tool of
+    /// the listing is and Anthropic refuses a request whose tools are all deferred: the first.
+    pub loaded_anyway: Option<String>,
 }
 
 #[derive(Clone, Copy)]
@@ -93,6 +96,10 @@ struct Config {
     leniency: Leniency,
     validate: bool,
     timeout: Option<Duration>,
+    /// Every tool of the set is loaded only when the model searches for it.
+    defer_loading: bool,
+    /// A prompt-caching breakpoint on the last tool of the Anthropic listing.
+    anthropic_cache: Option<CacheControl>,
 }
 
 struct Entry {
@@ -193,6 +200,8 @@ impl ToolSet {
                 leniency: Leniency::default(),
                 validate: true,
                 timeout: None,
+                defer_loading: false,
+                anthropic_cache: None,
             },
         }
     }
@@ -288,7 +297,9 @@ impl ToolSet {
     /// ```
     pub fn listing(&self, target: Target) -> &Listing {
         self.inner.listings[target as usize].get_or_init(|| {
+            let config = &self.inner.config;
             let mut tools = Vec::with_capacity(self.len());
+            let mut names = Vec::with_capacity(self.len());
             let mut refused = Vec::new();
             let mut past_strict_limits = Vec::new();
             // One listing is one request's tools: they share Anthropic's strict limits.
@@ -296,14 +307,16 @@ impl ToolSet {
             for definition in self.definitions() {
                 match definition.render(target) {
                     Ok(rendering) => {
-                        let mut tool = rendering.to_json();
+                        let mut tool = rendering.tool.clone();
                         if let Some(limit) = past_strict_limit(&mut budget, &rendering.tool) {
-                            if let Some(tool) = tool.as_object_mut() {
-                                tool.remove("strict");
-                            }
+                            tool.set_strict(false);
                             past_strict_limits.push((definition.name().to_owned(), limit));
                         }
+                        if config.defer_loading {
+                            tool.set_defer_loading(true);
+                        }
                         tools.push(tool);
+                        names.push(definition.name());
                     }
                     Err(source) => refused.push(ListError {
                         tool: definition.name().to_owned(),
@@ -312,10 +325,23 @@ impl ToolSet {
                     }),
                 }
             }
+            let mut loaded_anyway = None;
+            if target == Target::Anthropic && tools.iter().all(TargetTool::defer_loading) {
+                if let Some(first) = tools.first_mut() {
+                    first.set_defer_loading(false);
+                    loaded_anyway = Some(names[0].to_owned());
+                }
+            }
+            if let (Some(cache), Some(TargetTool::Anthropic(last))) =
+                (config.anthropic_cache, tools.last_mut())
+            {
+                last.cache_control = Some(cache);
+            }
             Listing {
-                tools: Arc::from(tools),
+                tools: tools.into_iter().map(TargetTool::into_json).collect(),
                 refused,
                 past_strict_limits,
+                loaded_anyway,
             }
         })
     }
@@ -637,20 +663,41 @@ async fn run_invocation(
         }),
         Ok(Ok(Ok(ReturnValue::Output(output)))) => Ok(output),
         Ok(Ok(Ok(ReturnValue::Json(value)))) => {
-            let problems = definition.output_problems(&value);
-            if problems.is_empty() {
-                Ok(ToolOutput::json(
-                    value,
-                    definition.output_schema().is_some(),
-                ))
-            } else {
-                Err(ToolError::Failed {
+            let nulls = definition.output_problems(&value);
+            if !nulls.is_empty() {
+                return Err(ToolError::Failed {
                     tool: tool(),
-                    message: unsendable_result(&problems),
-                })
+                    message: unsendable_result(&nulls),
+                });
             }
+            let mismatches = definition.output_mismatches(&value);
+            if !mismatches.is_empty() {
+                return Err(ToolError::Failed {
+                    tool: tool(),
+                    message: result_off_schema(&mismatches),
+                });
+            }
+            Ok(ToolOutput::json(
+                value,
+                definition.output_schema().is_some(),
+            ))
         }
     }
+}
+
+/// Why a result its own output schema refuses is not sent (found in debug builds): the tool's
+/// fault, which its developer fixes.
+fn result_off_schema(problems: &[ArgumentProblem]) -> String {
+    let places: Vec<String> = problems
+        .iter()
+        .map(|p| format!("at `{}`: {}", p.pointer, p.message))
+        .collect();
+    format!(
+        "its result does not match its own output schema ({}): the return type's `Serialize` \
+         and `JsonSchema` disagree (checked in debug builds). This was not caused by your \
+         arguments",
+        places.join("; ")
+    )
 }
 
 /// Why a result with a `null` its output schema does not allow is not sent. It is the
@@ -676,6 +723,25 @@ fn panicked(definition: &ToolDefinition, panic: &(dyn std::any::Any + Send)) -> 
 }
 
 impl Entry {
+    /// Refuses an example of the tool's arguments that its schema refuses, with the same
+    /// checks as a call (the schema the model is shown, the Rust number types' ranges).
+    fn check_examples(&self, validate: bool) -> Result<(), BuildError> {
+        let definition = self.tool.definition();
+        for (at, example) in definition.examples().iter().enumerate() {
+            let value = Value::Object(example.clone());
+            let problems = self.checks(validate).problems(&value, false);
+            if !problems.is_empty() {
+                return Err(BuildError::InvalidExample {
+                    tool: definition.name().to_owned(),
+                    example: at + 1,
+                    arguments: crate::describe_value::shorten(&value.to_string(), 300),
+                    problems,
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn checks(&self, validate: bool) -> &Checks {
         self.checks.get_or_init(|| {
             let definition = self.tool.definition();
@@ -905,6 +971,57 @@ impl ToolSetBuilder {
         self
     }
 
+    /// Lists every tool of the set as loaded only when the model searches for it
+    /// (`defer_loading: true` for Responses and Anthropic, which then need a tool-search tool
+    /// in the request; the other targets list the tools as usual). Anthropic refuses a request
+    /// whose tools are all deferred: its listing keeps the first tool loaded
+    /// ([`Listing::loaded_anyway`]). A single tool is deferred by its definition
+    /// ([`ToolDefinition::defer_loading`], `#[tool(defer_loading)]`).
+    ///
+    /// ```
+    /// # use tooldef::{ToolSet, Target, tool};
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tools = ToolSet::builder().tool(Add).defer_loading(true).build().unwrap();
+    /// assert_eq!(tools.list(Target::Responses).unwrap()[0]["defer_loading"], true);
+    /// // The only tool of an Anthropic request cannot be deferred.
+    /// assert!(tools.list(Target::Anthropic).unwrap()[0].get("defer_loading").is_none());
+    /// ```
+    pub fn defer_loading(mut self, defer: bool) -> Self {
+        self.config.defer_loading = defer;
+        self
+    }
+
+    /// Puts an Anthropic prompt-caching breakpoint (`cache_control`) on the last tool of the
+    /// Anthropic listing, so that the tools are cached across requests (they come first in
+    /// Anthropic's cache order).
+    ///
+    /// ```
+    /// # use tooldef::{ToolSet, Target, tool};
+    /// use tooldef::targets::{CacheControl, CacheTtl};
+    /// /// Add two numbers.
+    /// #[tool]
+    /// fn add(a: i64, b: i64) -> i64 {
+    ///     a + b
+    /// }
+    ///
+    /// let tools = ToolSet::builder()
+    ///     .tool(Add)
+    ///     .anthropic_cache(CacheControl { ttl: Some(CacheTtl::OneHour) })
+    ///     .build()
+    ///     .unwrap();
+    /// let listed = tools.list(Target::Anthropic).unwrap();
+    /// assert_eq!(listed[0]["cache_control"], serde_json::json!({"type": "ephemeral", "ttl": "1h"}));
+    /// ```
+    pub fn anthropic_cache(mut self, cache: CacheControl) -> Self {
+        self.config.anthropic_cache = Some(cache);
+        self
+    }
+
     /// The tool set; refuses two tools or two prompts with the same name, and two resources
     /// with the same URI.
     ///
@@ -959,6 +1076,9 @@ impl ToolSetBuilder {
         // After the names: of two mistakes, the one about which tools there are is said first.
         if let Some(error) = missing_state {
             return Err(error);
+        }
+        for entry in &self.entries {
+            entry.check_examples(self.config.validate)?;
         }
         let mut index: Vec<(&'static str, usize)> = index.into_iter().collect();
         index.sort_unstable();

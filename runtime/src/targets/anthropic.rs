@@ -24,6 +24,46 @@ pub struct AnthropicTool {
     pub strict: bool,
     /// JSON Schema of the arguments (root `"type": "object"`).
     pub input_schema: JsonObject,
+    /// Example arguments the model learns the tool from, each valid against `input_schema`;
+    /// sent only when there are some.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub input_examples: Vec<JsonObject>,
+    /// Loaded only when the model searches for it (a tool-search tool in the request answers
+    /// with a `tool_reference`); sent only when `true`. A request needs at least one tool
+    /// that is not deferred.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
+    /// A prompt-caching breakpoint: the tools up to this one are cached.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// Anthropic's `cache_control` breakpoint, `{"type": "ephemeral", "ttl"?}`: the request up to
+/// the block that carries it is cached. On the last tool of a listing, it caches the tools.
+///
+/// ```
+/// use tooldef::targets::{CacheControl, CacheTtl};
+///
+/// let json = serde_json::to_value(CacheControl { ttl: Some(CacheTtl::OneHour) }).unwrap();
+/// assert_eq!(json, serde_json::json!({"type": "ephemeral", "ttl": "1h"}));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(tag = "type", rename = "ephemeral")]
+pub struct CacheControl {
+    /// How long the cache lives; Anthropic's default (5 minutes) when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<CacheTtl>,
+}
+
+/// How long an Anthropic prompt cache lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CacheTtl {
+    /// `"5m"`, the default.
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// `"1h"`.
+    #[serde(rename = "1h")]
+    OneHour,
 }
 
 /// A limit Anthropic puts on the strict tools of one request (its structured-outputs

@@ -25,6 +25,19 @@ pub struct GeminiFunctionDeclaration {
         skip_serializing_if = "Option::is_none"
     )]
     pub parameters_json_schema: Option<JsonObject>,
+    /// The result's schema in the OpenAPI 3.0 subset (with `parameters`, for
+    /// [`Target::Gemini`](crate::Target)); sent only when the tool has an output schema.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<JsonObject>,
+    /// The result's schema in JSON Schema (with `parametersJsonSchema`, for
+    /// [`Target::GeminiJsonSchema`](crate::Target)); sent only when the tool has an output
+    /// schema.
+    #[serde(
+        default,
+        rename = "responseJsonSchema",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub response_json_schema: Option<JsonObject>,
 }
 
 impl GeminiFunctionDeclaration {
@@ -35,6 +48,8 @@ impl GeminiFunctionDeclaration {
             description,
             parameters: with_properties(parameters),
             parameters_json_schema: None,
+            response: None,
+            response_json_schema: None,
         }
     }
 
@@ -55,6 +70,8 @@ impl GeminiFunctionDeclaration {
             description,
             parameters: None,
             parameters_json_schema,
+            response: None,
+            response_json_schema: None,
         }
     }
 

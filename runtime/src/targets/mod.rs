@@ -7,7 +7,7 @@ mod mcp;
 mod responses;
 
 pub(crate) use anthropic::StrictBudget;
-pub use anthropic::{AnthropicTool, StrictLimit};
+pub use anthropic::{AnthropicTool, CacheControl, CacheTtl, StrictLimit};
 pub use chat::{ChatFunction, ChatTool};
 pub use gemini::GeminiFunctionDeclaration;
 pub use mcp::{McpOutputRules, McpTool, McpToolAnnotations, WRAPPED_RESULT};
@@ -94,6 +94,35 @@ impl TargetTool {
         }
     }
 
+    /// Sends the tool strict or not, for a target with a strict mode (OpenAI, Anthropic).
+    pub(crate) fn set_strict(&mut self, strict: bool) {
+        match self {
+            TargetTool::ChatCompletions(tool) => tool.function.strict = strict,
+            TargetTool::Responses(tool) => tool.strict = strict,
+            TargetTool::Anthropic(tool) => tool.strict = strict,
+            TargetTool::Mcp(_) | TargetTool::Gemini(_) | TargetTool::GeminiJsonSchema(_) => {}
+        }
+    }
+
+    /// Whether the tool is sent with `defer_loading: true` (Responses, Anthropic).
+    pub fn defer_loading(&self) -> bool {
+        match self {
+            TargetTool::Responses(tool) => tool.defer_loading,
+            TargetTool::Anthropic(tool) => tool.defer_loading,
+            _ => false,
+        }
+    }
+
+    /// Sends the tool loaded only when the model searches for it, for the targets that take
+    /// `defer_loading` (Responses, Anthropic); the others have no such field.
+    pub(crate) fn set_defer_loading(&mut self, defer: bool) {
+        match self {
+            TargetTool::Responses(tool) => tool.defer_loading = defer,
+            TargetTool::Anthropic(tool) => tool.defer_loading = defer,
+            _ => {}
+        }
+    }
+
     /// The wire value as JSON, moving the schemas. Field for field what `Serialize` writes
     /// (`into_json_matches_serialize` tests it).
     pub fn into_json(self) -> serde_json::Value {
@@ -106,8 +135,9 @@ impl TargetTool {
                 put(map, key, value);
             }
         }
-        // Sized for the most fields a wire tool has here: growing a map rehashes its keys.
-        let mut out = JsonObject::with_capacity(5);
+        // Sized for the most fields a wire tool has here (Anthropic's): growing a map rehashes
+        // its keys.
+        let mut out = JsonObject::with_capacity(8);
         match self {
             // MCP carries annotations and output schemas: its derived form is the reference.
             TargetTool::Mcp(tool) => {
@@ -132,6 +162,14 @@ impl TargetTool {
                 put_opt(&mut out, "description", tool.description);
                 put(&mut out, "parameters", Value::Object(tool.parameters));
                 put(&mut out, "strict", tool.strict);
+                put_opt(
+                    &mut out,
+                    "output_schema",
+                    tool.output_schema.map(Value::Object),
+                );
+                if tool.defer_loading {
+                    put(&mut out, "defer_loading", true);
+                }
             }
             TargetTool::Anthropic(tool) => {
                 put(&mut out, "name", tool.name);
@@ -140,6 +178,20 @@ impl TargetTool {
                     put(&mut out, "strict", true);
                 }
                 put(&mut out, "input_schema", Value::Object(tool.input_schema));
+                if !tool.input_examples.is_empty() {
+                    let examples = tool.input_examples.into_iter().map(Value::Object);
+                    put(&mut out, "input_examples", examples.collect::<Vec<_>>());
+                }
+                if tool.defer_loading {
+                    put(&mut out, "defer_loading", true);
+                }
+                if let Some(cache) = tool.cache_control {
+                    put(
+                        &mut out,
+                        "cache_control",
+                        serde_json::to_value(cache).unwrap_or(Value::Null),
+                    );
+                }
             }
             TargetTool::Gemini(tool) | TargetTool::GeminiJsonSchema(tool) => {
                 put(&mut out, "name", tool.name);
@@ -149,6 +201,12 @@ impl TargetTool {
                     &mut out,
                     "parametersJsonSchema",
                     tool.parameters_json_schema.map(Value::Object),
+                );
+                put_opt(&mut out, "response", tool.response.map(Value::Object));
+                put_opt(
+                    &mut out,
+                    "responseJsonSchema",
+                    tool.response_json_schema.map(Value::Object),
                 );
             }
         }
@@ -253,14 +311,14 @@ pub(crate) fn render_input(
         Some(written) => schema::as_written(written)?,
         None => schema::render_for(input, target, policy)?,
     };
-    // The output schema is sent to MCP only: what canonicalising it changed concerns MCP alone.
+    // What canonicalising the output schema changed concerns the targets that are sent it.
     // What canonicalising a written input schema changed concerns the targets that render its
     // canonical form, which MCP does not.
     let canonical = definition
         .canonical_changes()
         .iter()
         .filter(|c| match c.place {
-            Place::Output => target == Target::Mcp,
+            Place::Output => target.takes_output_schema(),
             Place::Input => written.is_none(),
             Place::Tool => true,
         })
@@ -278,6 +336,7 @@ pub(crate) fn render_input(
     let description = definition
         .description()
         .map(|d| fitted_description(d, target, &mut report));
+    let examples = definition.examples();
     let tool = match target {
         Target::Mcp => {
             let output_schema = match definition.output_schema() {
@@ -292,11 +351,19 @@ pub(crate) fn render_input(
                 }
                 None => None,
             };
+            let mut input_schema = input.schema;
+            // JSON Schema's own place for example instances, which MCP clients show the model
+            // with the schema (and `convert` reads back). A schema written with its own
+            // `examples` is shown as written.
+            if !examples.is_empty() && !input_schema.contains_key("examples") {
+                let listed = examples.iter().cloned().map(serde_json::Value::Object);
+                input_schema.insert("examples".to_owned(), listed.collect());
+            }
             TargetTool::Mcp(McpTool {
                 name,
                 title: definition.title().map(str::to_owned),
                 description,
-                input_schema: input.schema,
+                input_schema,
                 output_schema,
                 annotations: McpToolAnnotations::from_hints(definition.annotations()),
                 icons: definition.icons().cloned(),
@@ -306,30 +373,43 @@ pub(crate) fn render_input(
         }
         Target::ChatCompletions => TargetTool::ChatCompletions(ChatTool::function(ChatFunction {
             name,
-            description,
+            description: with_examples(description, examples, target, &mut report),
             parameters: input.schema,
             strict: input.strict,
         })),
-        Target::Responses => TargetTool::Responses(ResponsesTool::function(
-            name,
-            description,
-            input.schema,
-            input.strict,
-        )),
+        Target::Responses => {
+            let mut tool = ResponsesTool::function(
+                name,
+                with_examples(description, examples, target, &mut report),
+                input.schema,
+                input.strict,
+            );
+            tool.output_schema = output_for(definition, target, &mut report);
+            tool.defer_loading = definition.defer_loading();
+            TargetTool::Responses(tool)
+        }
         Target::Anthropic => TargetTool::Anthropic(AnthropicTool {
             name,
             description,
             strict: input.strict,
             input_schema: input.schema,
+            input_examples: examples.to_vec(),
+            defer_loading: definition.defer_loading(),
+            cache_control: None,
         }),
         Target::Gemini | Target::GeminiJsonSchema => {
-            let description = description.unwrap_or_default();
+            let description =
+                with_examples(description, examples, target, &mut report).unwrap_or_default();
+            let output = output_for(definition, target, &mut report);
             let (declaration, field) = if target == Target::Gemini {
-                let declaration = GeminiFunctionDeclaration::new(name, description, input.schema);
+                let mut declaration =
+                    GeminiFunctionDeclaration::new(name, description, input.schema);
+                declaration.response = output;
                 (TargetTool::Gemini(declaration), "parameters")
             } else {
-                let declaration =
+                let mut declaration =
                     GeminiFunctionDeclaration::with_json_schema(name, description, input.schema);
+                declaration.response_json_schema = output;
                 (
                     TargetTool::GeminiJsonSchema(declaration),
                     "parametersJsonSchema",
@@ -370,9 +450,7 @@ impl Rendering {
     /// Sends the tool non-strict because the strict tools before it in its request reached
     /// `limit`, saying so in its report.
     pub(crate) fn drop_strict(&mut self, limit: StrictLimit) {
-        if let TargetTool::Anthropic(tool) = &mut self.tool {
-            tool.strict = false;
-        }
+        self.tool.set_strict(false);
         self.report.push(tool_change(ChangeKind::NotStrict {
             why: limit.reason(),
         }));
@@ -385,6 +463,95 @@ fn tool_change(kind: ChangeKind) -> Change {
         pointer: String::new(),
         kind,
     }
+}
+
+/// The output schema rendered by `target`'s rules, for a target that takes one beside the
+/// input schema (Responses `output_schema`, Gemini `response`/`responseJsonSchema`). One the
+/// target cannot express is left out, with why, rather than keeping the tool out: the model
+/// can call the tool without it.
+fn output_for(
+    definition: &ToolDefinition,
+    target: Target,
+    report: &mut Report,
+) -> Option<JsonObject> {
+    let output = definition.output_schema()?;
+    match schema::render_output_for(Cow::Borrowed(output), target, definition.recursion()) {
+        Ok(rendered) => {
+            report.extend(rendered.changes);
+            Some(rendered.schema)
+        }
+        Err(error) => {
+            report.push(Change {
+                place: Place::Output,
+                pointer: String::new(),
+                kind: ChangeKind::Removed {
+                    keyword: "outputSchema".to_owned(),
+                    why: format!("the target cannot express it ({error})"),
+                },
+            });
+            None
+        }
+    }
+}
+
+/// The description followed by the tool's examples, for a target without a field of its own
+/// for them: as many whole examples as fit the target's description limit, in their order; the
+/// ones that do not are left out, with why.
+fn with_examples(
+    description: Option<String>,
+    examples: &[serde_json::Map<String, serde_json::Value>],
+    target: Target,
+    report: &mut Report,
+) -> Option<String> {
+    if examples.is_empty() {
+        return description;
+    }
+    let limit = target.max_description_chars().unwrap_or(usize::MAX);
+    let mut text = description.unwrap_or_default();
+    let heading = if examples.len() == 1 {
+        "Example arguments:"
+    } else {
+        "Examples of arguments:"
+    };
+    let start = if text.is_empty() {
+        heading.to_owned()
+    } else {
+        format!("\n\n{heading}")
+    };
+    let mut added = String::new();
+    let mut shown = 0;
+    for example in examples {
+        let line = format!("\n{}", serde_json::Value::Object(example.clone()));
+        let grown = text.chars().count()
+            + start.chars().count()
+            + added.chars().count()
+            + line.chars().count();
+        if grown > limit {
+            break;
+        }
+        added.push_str(&line);
+        shown += 1;
+    }
+    if shown > 0 {
+        text.push_str(&start);
+        text.push_str(&added);
+        report.push(tool_change(ChangeKind::Described {
+            keywords: vec!["examples".to_owned()],
+            sentence: format!("{heading}{added}"),
+        }));
+    }
+    if shown < examples.len() {
+        report.push(tool_change(ChangeKind::Removed {
+            keyword: "examples".to_owned(),
+            why: format!(
+                "{} of {} examples left out: with them the description would pass the \
+                 target's {limit} characters",
+                examples.len() - shown,
+                examples.len()
+            ),
+        }));
+    }
+    (!text.is_empty()).then_some(text)
 }
 
 /// The description, shortened to the target's limit (reported) when it is longer.

@@ -20,10 +20,18 @@ pub struct ResponsesTool {
     /// Always sent: when it is missing the Responses API tries strict mode and silently falls
     /// back.
     pub strict: bool,
+    /// JSON Schema of the function's result (the tool's output schema), for the model to read
+    /// what the result means; sent only when the tool has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Loaded only when the model searches for it (through a `tool_search` tool in the
+    /// request); sent only when `true`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub defer_loading: bool,
 }
 
 impl ResponsesTool {
-    /// A function tool.
+    /// A function tool, loaded up front, without an output schema.
     pub fn function(
         name: String,
         description: Option<String>,
@@ -36,6 +44,8 @@ impl ResponsesTool {
             description,
             parameters,
             strict,
+            output_schema: None,
+            defer_loading: false,
         }
     }
 }
