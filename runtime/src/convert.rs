@@ -370,20 +370,19 @@ pub fn convert(
             .tools
             .iter()
             .all(|t| t.rendering.tool.defer_loading())
+        && let Some(first) = conversion.tools.first_mut()
     {
-        if let Some(first) = conversion.tools.first_mut() {
-            first.rendering.tool.set_defer_loading(false);
-            first.rendering.report.push(Change {
-                place: Place::Tool,
-                pointer: String::new(),
-                kind: ChangeKind::Removed {
-                    keyword: "defer_loading".to_owned(),
-                    why: "every tool of the batch is deferred, and Anthropic refuses a request \
-                          whose tools all are: the first is loaded"
-                        .to_owned(),
-                },
-            });
-        }
+        first.rendering.tool.set_defer_loading(false);
+        first.rendering.report.push(Change {
+            place: Place::Tool,
+            pointer: String::new(),
+            kind: ChangeKind::Removed {
+                keyword: "defer_loading".to_owned(),
+                why: "every tool of the batch is deferred, and Anthropic refuses a request whose \
+                      tools all are: the first is loaded"
+                    .to_owned(),
+            },
+        });
     }
     for limit in StrictLimit::ALL {
         let tools: Vec<String> = past_limits

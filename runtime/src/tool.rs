@@ -373,46 +373,49 @@ impl ToolDefinition {
     /// check (the MCP Python client refuses the whole result): serde_json writes a NaN or
     /// infinite number as `null`. Checked only when the result holds a `null`.
     pub(crate) fn output_problems(&self, value: &Value) -> Vec<crate::ArgumentProblem> {
-        if self.output_schema.is_none() || !crate::arguments::has_null(value) {
+        if !crate::arguments::has_null(value) {
             return Vec::new();
         }
-        self.output_errors(value, |e| e.instance().is_null())
+        let Some(validator) = self.output_validator() else {
+            return Vec::new();
+        };
+        validator
+            .iter_errors(value)
+            .filter(|e| e.instance().is_null())
+            .flat_map(|e| crate::arguments::validation_problems(&e))
+            .collect()
     }
 
     /// Everything else in a result that its output schema refuses: the return type's
     /// `Serialize` and `JsonSchema` disagree (a `#[serde(with)]`, an impl written by hand).
     /// Checked in debug builds only, where a developer sees it: a release build sends the result
-    /// and leaves the client to check it.
-    pub(crate) fn output_mismatches(&self, value: &Value) -> Vec<crate::ArgumentProblem> {
-        if !cfg!(debug_assertions) || self.output_schema.is_none() {
+    /// and leaves the client to check it. In the validator's words, not the arguments' ones
+    /// (no "argument" is missing from a result).
+    pub(crate) fn output_mismatches(&self, value: &Value) -> Vec<String> {
+        if !cfg!(debug_assertions) {
             return Vec::new();
         }
-        self.output_errors(value, |_| true)
-    }
-
-    fn output_errors(
-        &self,
-        value: &Value,
-        keep: impl Fn(&jsonschema::ValidationError<'_>) -> bool,
-    ) -> Vec<crate::ArgumentProblem> {
-        let Some(schema) = &self.output_schema else {
+        let Some(validator) = self.output_validator() else {
             return Vec::new();
         };
-        let validator = self.output_validator.get_or_init(|| {
-            jsonschema::draft202012::options()
-                .build(schema.as_value())
-                .ok()
-        });
-        validator.as_ref().map_or_else(Vec::new, |validator| {
-            if validator.is_valid(value) {
-                return Vec::new();
-            }
-            validator
-                .iter_errors(value)
-                .filter(|e| keep(e))
-                .flat_map(|e| crate::arguments::validation_problems(&e))
-                .collect()
-        })
+        if validator.is_valid(value) {
+            return Vec::new();
+        }
+        validator
+            .iter_errors(value)
+            .map(|e| format!("at `{}`: {e}", e.instance_path()))
+            .collect()
+    }
+
+    fn output_validator(&self) -> Option<&jsonschema::Validator> {
+        let schema = self.output_schema.as_ref()?;
+        self.output_validator
+            .get_or_init(|| {
+                jsonschema::draft202012::options()
+                    .build(schema.as_value())
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// The tool rendered for `target` under its own name: computed once, then served from the
@@ -577,7 +580,7 @@ impl ToolDefinitionBuilder {
     pub fn output_schema(mut self, schema: Option<Schema>) -> Self {
         let mut rec = Recorder::default();
         self.output_schema = schema
-            .map(|schema| crate::schema::canonicalize(schema, &mut rec))
+            .map(|schema| crate::schema::canonicalize_output(schema, &mut rec))
             .filter(promises_something);
         self.canonical_changes
             .retain(|change| change.place != Place::Output);

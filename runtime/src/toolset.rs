@@ -326,11 +326,12 @@ impl ToolSet {
                 }
             }
             let mut loaded_anyway = None;
-            if target == Target::Anthropic && tools.iter().all(TargetTool::defer_loading) {
-                if let Some(first) = tools.first_mut() {
-                    first.set_defer_loading(false);
-                    loaded_anyway = Some(names[0].to_owned());
-                }
+            if target == Target::Anthropic
+                && tools.iter().all(TargetTool::defer_loading)
+                && let Some(first) = tools.first_mut()
+            {
+                first.set_defer_loading(false);
+                loaded_anyway = Some(names[0].to_owned());
             }
             if let (Some(cache), Some(TargetTool::Anthropic(last))) =
                 (config.anthropic_cache, tools.last_mut())
@@ -687,16 +688,12 @@ async fn run_invocation(
 
 /// Why a result its own output schema refuses is not sent (found in debug builds): the tool's
 /// fault, which its developer fixes.
-fn result_off_schema(problems: &[ArgumentProblem]) -> String {
-    let places: Vec<String> = problems
-        .iter()
-        .map(|p| format!("at `{}`: {}", p.pointer, p.message))
-        .collect();
+fn result_off_schema(problems: &[String]) -> String {
     format!(
         "its result does not match its own output schema ({}): the return type's `Serialize` \
          and `JsonSchema` disagree (checked in debug builds). This was not caused by your \
          arguments",
-        places.join("; ")
+        problems.join("; ")
     )
 }
 

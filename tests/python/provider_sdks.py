@@ -134,6 +134,20 @@ def check_anthropic(request):
     for kind in ("text", "image", "document"):
         if kind not in kinds:
             problems.append(f"no `{kind}` block among the results: the example should show one")
+    # The newest tool fields, each on some tool, so that the SDK's types are held to them.
+    custom = [t for t in request["tools"] if "input_schema" in t]
+    if not any(t.get("input_examples") for t in custom):
+        problems.append("no tool with `input_examples`: the example should show one")
+    if not any(t.get("defer_loading") for t in custom):
+        problems.append("no tool with `defer_loading`: the example should show one")
+    if all(t.get("defer_loading") for t in custom):
+        problems.append("every tool is deferred, which Anthropic refuses")
+    if "cache_control" not in custom[-1] or any("cache_control" in t for t in custom[:-1]):
+        problems.append("`cache_control` is not on the last tool alone")
+    for t in custom:
+        for k, example in enumerate(t.get("input_examples", [])):
+            for error in jsonschema.Draft202012Validator(t["input_schema"]).iter_errors(example):
+                problems.append(f"{t['name']}: input_examples/{k} breaks its input_schema: {error.message}")
     return problems
 
 
@@ -190,6 +204,16 @@ def check_gemini(request, field="parameters"):
             problems.append(f"{at}: `{other}` where `{field}` was asked for")
         if field == "parametersJsonSchema" and field in declaration:
             problems.extend(gemini_json_problems(declaration[field], f"{at}/{field}"))
+        if field == "parametersJsonSchema" and "responseJsonSchema" in declaration:
+            schema = declaration["responseJsonSchema"]
+            # A result's schema may have any root; the subset's keywords hold all the same.
+            problems.extend(p for p in gemini_json_problems(schema, f"{at}/responseJsonSchema")
+                            if not p.endswith("the root is not an object"))
+        if ("response" if field == "parameters" else "response_json_schema") in declaration:
+            problems.append(f"{at}: the result's schema under the other field's name")
+    response_field = "response" if field == "parameters" else "responseJsonSchema"
+    if not any(response_field in d for d in request["tools"][0]["functionDeclarations"]):
+        problems.append(f"no declaration with `{response_field}`: the example should show one")
     for i, content in enumerate(request["contents"]):
         try:
             genai_types.Content.model_validate(content)
@@ -227,6 +251,14 @@ def check_responses(request):
     for kind in ("input_text", "input_image", "input_file"):
         if kind not in kinds:
             problems.append(f"no `{kind}` part among the outputs: the example should show one")
+    functions = [t for t in request["tools"] if t.get("type") == "function"]
+    for key in ("output_schema", "defer_loading"):
+        if not any(t.get(key) for t in functions):
+            problems.append(f"no function tool with `{key}`: the example should show one")
+    if any(t.get("defer_loading") for t in functions) and not any(
+        t.get("type") == "tool_search" for t in request["tools"]
+    ):
+        problems.append("deferred tools without a `tool_search` tool to load them")
     return problems
 
 

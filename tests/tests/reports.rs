@@ -97,7 +97,8 @@ fn every_change_names_a_node_of_the_rendering() {
     assert!(changes > 4_000, "{changes}");
 }
 
-/// A rendering for `target` as an MCP tool again: its name, description and parameters.
+/// A rendering for `target` as an MCP tool again: its name, description, parameters and output
+/// schema.
 fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
     if let TargetTool::Mcp(_) = tool {
         return json.clone();
@@ -116,6 +117,9 @@ fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
     let mut mcp = json!({"name": tool.name(), "inputSchema": schema});
     if let Some(description) = description.filter(|d| !d.is_empty()) {
         mcp["description"] = Value::from(description);
+    }
+    if let Some(output) = tool.output_schema() {
+        mcp["outputSchema"] = Value::Object(output.clone());
     }
     mcp
 }

@@ -21,18 +21,9 @@ use crate::report::{ChangeKind, Place, Recorder};
 /// description already say that, and no target wants it in the parameters. A tool without
 /// parameters (schemars: `{"type": "object", "additionalProperties": false}`) says so with
 /// `"properties": {}`, which OpenAI requires of every object schema.
-pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
-    in_2020_12(&mut schema, rec);
+pub(crate) fn canonicalize(schema: Schema, rec: &mut Recorder) -> Schema {
+    let mut schema = canonicalize_output(schema, rec);
     if let Some(root) = schema.as_object_mut() {
-        let mut value = Value::Object(std::mem::take(root));
-        f32_data_as_written(&mut value);
-        if let Value::Object(map) = value {
-            *root = map;
-        }
-    }
-    DescriptionsFirst.transform(&mut schema);
-    if let Some(root) = schema.as_object_mut() {
-        drop_dialect_and_title(root, rec);
         let is_object = get(root, "type").and_then(Value::as_str) == Some("object");
         let closed = matches!(
             get(root, "additionalProperties"),
@@ -51,6 +42,25 @@ pub(crate) fn canonicalize(mut schema: Schema, rec: &mut Recorder) -> Schema {
                     .to_owned(),
             });
         }
+    }
+    schema
+}
+
+/// What [`canonicalize`] does to any schema, an output schema's whole canonical form: said in
+/// 2020-12, `f32` data as written, descriptions first, no `$schema` or root `title`. A result's
+/// `{"type": "object"}` is any object, not "no arguments", so it gets no `properties`.
+pub(crate) fn canonicalize_output(mut schema: Schema, rec: &mut Recorder) -> Schema {
+    in_2020_12(&mut schema, rec);
+    if let Some(root) = schema.as_object_mut() {
+        let mut value = Value::Object(std::mem::take(root));
+        f32_data_as_written(&mut value);
+        if let Value::Object(map) = value {
+            *root = map;
+        }
+    }
+    DescriptionsFirst.transform(&mut schema);
+    if let Some(root) = schema.as_object_mut() {
+        drop_dialect_and_title(root, rec);
     }
     schema
 }

@@ -47,7 +47,7 @@ mod pipeline_tests;
 mod test_util;
 
 pub(crate) use anthropic_strict::strict_cost;
-pub(crate) use canonical::canonicalize;
+pub(crate) use canonical::{canonicalize, canonicalize_output};
 pub(crate) use describe::format_phrase;
 pub(crate) use dialect::{declared_draft, dialect_problems, written_faults};
 pub(crate) use formats::integer_range;

@@ -225,8 +225,10 @@ pub(crate) fn render_for(
 /// Renders a canonical output schema for a target: for MCP's `outputSchema`, the MCP input
 /// pipeline without closing objects (a tool's output may carry more than its schema lists) and
 /// with whatever root the result has (MCP 2026-07-28 takes any schema; the MCP server wraps it
-/// for earlier clients); other targets have no output schemas and get their (non-strict) input
-/// rendering.
+/// for earlier clients). Responses (`output_schema`) and Gemini (`response`,
+/// `responseJsonSchema`) get their own keywords' rules, never strict, objects left open and any
+/// root; Chat Completions and Anthropic, which have no field for it, the same for what a caller
+/// makes of it.
 pub(crate) fn render_output_for(
     canonical: Cow<'_, Schema>,
     target: Target,
@@ -240,7 +242,12 @@ pub(crate) fn render_output_for(
     };
     match target {
         Target::Mcp => Ok(full_schema(canonical, target, policy, false, true)?.finish_output()),
-        other => render_for(canonical, other, policy),
+        Target::Gemini => Ok(gemini(canonical, target, policy)?.finish_output()),
+        Target::GeminiJsonSchema => Ok(gemini_json(canonical, target, policy)?.finish_output()),
+        Target::ChatCompletions | Target::Responses => openai(canonical, target, policy),
+        Target::Anthropic => {
+            Ok(full_schema(canonical, target, policy, false, false)?.finish_output())
+        }
     }
 }
 
@@ -501,7 +508,8 @@ fn openai(
         !profiled.is_empty(),
         DescribeUnsupported::new(profiled, &[], None),
     )
-    .apply(CloseObjects::default());
+    // A result may carry more than its schema lists: output schemas stay open.
+    .apply_if(policy.place == Place::Input, CloseObjects::default());
     // Optional properties are no reason: making every property required (and nullable) is
     // what strict mode's last step does.
     let blockers = if policy.strict {
@@ -514,7 +522,10 @@ fn openai(
         run.apply(StrictRequiredNullable::default());
     }
     run.apply_if(present.default, DescribeDefaults::new(false));
-    let mut rendered = run.finish(target)?;
+    let mut rendered = match policy.place {
+        Place::Output => run.finish_output(),
+        _ => run.finish(target)?,
+    };
     rendered.strict = strict;
     rendered.changes.extend(not_strict(blockers, policy.place));
     Ok(rendered)
@@ -585,7 +596,7 @@ fn gemini_json(
             GEMINI_JSON_FORMATS,
             Some(GEMINI_JSON_KEYWORDS),
         ))
-        .apply(CloseObjects::default())
+        .apply_if(policy.place == Place::Input, CloseObjects::default())
         .apply_if(present.default, DescribeDefaults::new(false));
     Ok(run)
 }

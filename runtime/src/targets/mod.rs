@@ -83,6 +83,19 @@ impl TargetTool {
         }
     }
 
+    /// The schema of the result as the target sees it: MCP `outputSchema`, Responses
+    /// `output_schema`, Gemini `response` or `responseJsonSchema`; `None` for a tool without
+    /// one and for the targets without a field for it (Chat Completions, Anthropic).
+    pub fn output_schema(&self) -> Option<&JsonObject> {
+        match self {
+            TargetTool::Mcp(tool) => tool.output_schema.as_ref(),
+            TargetTool::Responses(tool) => tool.output_schema.as_ref(),
+            TargetTool::Gemini(tool) => tool.response.as_ref(),
+            TargetTool::GeminiJsonSchema(tool) => tool.response_json_schema.as_ref(),
+            TargetTool::ChatCompletions(_) | TargetTool::Anthropic(_) => None,
+        }
+    }
+
     /// Whether the tool is sent with `strict: true` (OpenAI, Anthropic); `false` for the other
     /// targets.
     pub fn strict(&self) -> bool {

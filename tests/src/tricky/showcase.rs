@@ -5,7 +5,9 @@
 //! not show every field.
 
 use serde_json::{Value, json};
-use tooldef::{CallContext, ContextError, ReturnValue, Tool, ToolDefinition, ToolSetBuilder};
+use tooldef::{
+    CallContext, ContextError, ReturnValue, Tool, ToolDefinition, ToolOutput, ToolSetBuilder,
+};
 use tooldef_examples::showcase::{
     BookHotel, BookHotelArgs, CancelBooking, CancelBookingArgs, ConvertCurrency,
     ConvertCurrencyArgs, FlightSearch, GetServerTime, GetWeather, GetWeatherArgs, PlanItinerary,
@@ -38,8 +40,10 @@ impl<T: Tool> Tool for Echo<T> {
         async move { Ok(received) }
     }
 
+    /// The arguments as text: they are no result of the tool's, so its output schema (which
+    /// debug builds hold structured results to) does not apply.
     fn output(output: Value) -> Result<ReturnValue, String> {
-        Ok(ReturnValue::Json(output))
+        Ok(ReturnValue::Output(ToolOutput::text(output.to_string())))
     }
 }
 
