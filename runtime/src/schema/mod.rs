@@ -30,6 +30,7 @@ mod loose_lists;
 mod mcp_header;
 mod objects;
 mod one_of;
+mod openai_limits;
 mod plainly_valid;
 mod repair;
 mod root_combinators;
