@@ -637,3 +637,72 @@ fn openai_size_limits_are_per_tool_in_a_request() {
     assert_eq!(strict, [true, true, true, false]);
     assert!(conversion.warnings.is_empty(), "{:?}", conversion.warnings);
 }
+
+/// The JSON Pointers (`#/…`) written anywhere in `value`: as a whole string (a `$ref`, a
+/// `discriminator` mapping) or inside text (a description that quotes one).
+fn pointers_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => {
+            for (at, _) in text.match_indices("#/") {
+                let pointer: String = text[at..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && !"\"'`,;)}]".contains(*c))
+                    .collect();
+                out.push(pointer);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| pointers_in(v, out)),
+        Value::Object(map) => map.values().for_each(|v| pointers_in(v, out)),
+        _ => {}
+    }
+}
+
+/// FastMCP's `run_scenario` (pydantic `Field(discriminator="kind")`) has a `discriminator`
+/// whose `mapping` points into `$defs`, which every rendering inlines: in none does a pointer
+/// lead nowhere, and where the mapping went the report says so and `kind` is still named.
+#[test]
+fn a_discriminator_mapping_into_inlined_defs_leads_nowhere_in_no_rendering() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/fastmcp-metabolic.tools.json");
+    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tool = corpus["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "run_scenario")
+        .expect("run_scenario in the corpus")
+        .clone();
+    let mut input_pointers = Vec::new();
+    pointers_in(&tool["inputSchema"]["properties"], &mut input_pointers);
+    assert!(
+        input_pointers.iter().any(|p| p.starts_with("#/$defs/")),
+        "the corpus tool still has its mapping: {input_pointers:?}"
+    );
+    for target in Target::ALL {
+        let conversion = convert(&tool, target, &lenient()).unwrap();
+        let converted = &conversion.tools[0];
+        let wire = converted.to_json();
+        let schema = parameters(&wire, target).unwrap();
+        let mut pointers = Vec::new();
+        pointers_in(schema, &mut pointers);
+        for pointer in &pointers {
+            assert!(
+                schema.pointer(&pointer[1..]).is_some(),
+                "{target}: `{pointer}` leads nowhere in {schema}"
+            );
+        }
+        let items = &schema["properties"]["perturbations"]["items"];
+        let said = match items.get("discriminator") {
+            Some(kept) => kept == &json!({"propertyName": "kind"}),
+            None => items["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("Its `kind` property says which of the forms it is.")),
+        };
+        assert!(said, "{target}: {items}");
+        let reported = converted.rendering.report.changes().iter().any(|c| {
+            c.pointer == "/properties/perturbations/items"
+                && matches!(&c.kind, ChangeKind::Rewritten { from, .. } if from.contains("`discriminator` with a `mapping`"))
+        });
+        assert!(reported, "{target}: {:?}", converted.rendering.report);
+    }
+}

@@ -280,6 +280,18 @@ fn collect_defaults(schema: &Schema, at: &mut String, out: &mut Vec<String>) {
     });
 }
 
+/// "Its `kind` property says which of the forms it is." (a `discriminator` naming only its
+/// `propertyName`, as one is left once its `mapping` led nowhere); the generic fallback for any
+/// other.
+pub(crate) fn discriminator_sentence(value: &Value) -> String {
+    match value.get("propertyName").and_then(Value::as_str) {
+        Some(name) if value.get("mapping").is_none() => {
+            format!("Its `{name}` property says which of the forms it is.")
+        }
+        _ => generic_sentence("discriminator", value),
+    }
+}
+
 /// "Example: \"Paris\"." / "Examples: 1, 2."
 pub(crate) fn examples_sentence(examples: &Value) -> Option<String> {
     match examples {

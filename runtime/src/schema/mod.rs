@@ -22,6 +22,7 @@ mod anthropic_strict;
 mod const_enum;
 mod defaults;
 mod dialect;
+mod discriminator;
 mod exclusive_bounds;
 mod formats;
 mod gemini;

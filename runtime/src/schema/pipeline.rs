@@ -16,6 +16,7 @@ use super::all_of::SimplifyAllOf;
 use super::anthropic_strict::anthropic_strict_problems;
 use super::const_enum::ConstToEnum;
 use super::defaults::DescribeDefaults;
+use super::discriminator::{DISCRIMINATOR, DanglingDiscriminators};
 use super::exclusive_bounds::IntegerExclusiveBounds;
 use super::formats::{DropIntegerFormats, GeminiNumberFormats};
 use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, StringOnlyEnums};
@@ -271,6 +272,8 @@ struct Present {
     default: bool,
     /// `x-mcp-header`, which only MCP keeps.
     mcp_header: bool,
+    /// `discriminator`, whose `mapping` may point into the `$defs` inlining removes.
+    discriminator: bool,
     /// Some node has a shape `RepairShapes` repairs.
     repair: bool,
 }
@@ -303,6 +306,7 @@ impl Present {
                     "format" => self.format = true,
                     "default" => self.default = true,
                     MCP_HEADER => self.mcp_header = true,
+                    DISCRIMINATOR => self.discriminator = true,
                     _ => {}
                 }
             }
@@ -376,7 +380,9 @@ impl Run {
             }
             (Err(error), _) => return Err(error),
         }
-        Ok(self)
+        // A `discriminator`'s `mapping` points into the `$defs` just inlined.
+        let discriminator = self.present.discriminator;
+        Ok(self.apply_if(discriminator, DanglingDiscriminators::default()))
     }
 
     /// An output schema as a JSON object (any root: an array, a string…), and its changes. A

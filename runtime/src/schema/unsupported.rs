@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 use super::describe::{
     UNIQUE_ITEMS, all_of_sentence, append_sentences, conditional_sentence, const_sentence,
     contains_sentence, count_sentence, dependent_required_sentences, dependent_schemas_sentences,
-    examples_sentence, exclusive_sentences, format_sentence, generic_sentence, length_sentence,
-    map_sentence, multiple_of_sentence, nested_default_sentences, not_sentence,
-    pattern_properties_sentences, pattern_sentence, property_names_sentence, range_sentence,
-    tuple_sentence, unevaluated_sentence,
+    discriminator_sentence, examples_sentence, exclusive_sentences, format_sentence,
+    generic_sentence, length_sentence, map_sentence, multiple_of_sentence,
+    nested_default_sentences, not_sentence, pattern_properties_sentences, pattern_sentence,
+    property_names_sentence, range_sentence, tuple_sentence, unevaluated_sentence,
 };
 use super::formats::format_type;
 use super::node::{has_type, take};
@@ -358,6 +358,9 @@ impl DescribeUnsupported {
         }
         if let Some(all_of) = self.take(node, "allOf") {
             out.say(&["allOf"], all_of_sentence(&all_of));
+        }
+        if let Some(discriminator) = self.take(node, "discriminator") {
+            out.say(&["discriminator"], discriminator_sentence(&discriminator));
         }
     }
 }
