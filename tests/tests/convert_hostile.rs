@@ -706,3 +706,144 @@ fn a_discriminator_mapping_into_inlined_defs_leads_nowhere_in_no_rendering() {
         assert!(reported, "{target}: {:?}", converted.rendering.report);
     }
 }
+
+/// Whether every `default` in `input` is said in a description of `output` as a default:
+/// ``Default: "x".``, or ``Default given in `then`: "x".``.
+fn says_as_default(input: &Value, output: &Value) -> bool {
+    let said: String = walk(output)
+        .iter()
+        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    walk(input)
+        .iter()
+        .filter_map(|n| n.schema.get("default"))
+        .all(|value| {
+            let plain = default_sentence(value);
+            let apart = format!("`: {value}.");
+            said.contains(&plain)
+                || said
+                    .match_indices(&apart)
+                    .any(|(at, _)| said[..at].contains("Default given in `"))
+        })
+}
+
+/// A `default` at every subschema location a transform visits reaches every rendering: kept
+/// (MCP) or said in words (every target that drops the keyword), wherever the location's
+/// keyword itself is kept, rewritten or said in words.
+#[test]
+fn a_default_in_any_subschema_is_said_for_every_target() {
+    let located: Vec<(&str, Value)> = vec![
+        (
+            "properties",
+            json!({"type": "object", "properties": {"a": {"type": "string", "default": "d-properties"}}}),
+        ),
+        (
+            "patternProperties",
+            json!({"type": "object", "patternProperties": {"^x": {"type": "string", "default": "d-pattern"}}}),
+        ),
+        (
+            "additionalProperties",
+            json!({"type": "object", "additionalProperties": {"type": "string", "default": "d-additional"}}),
+        ),
+        (
+            "items",
+            json!({"type": "array", "items": {"type": "string", "default": "d-items"}}),
+        ),
+        (
+            "prefixItems",
+            json!({"type": "array", "prefixItems": [{"type": "string", "default": "d-prefix"}], "items": false}),
+        ),
+        (
+            "contains",
+            json!({"type": "array", "items": {"type": "string"}, "contains": {"type": "string", "default": "d-contains"}}),
+        ),
+        (
+            "anyOf",
+            json!({"anyOf": [{"type": "string", "default": "d-anyof"}, {"type": "integer"}]}),
+        ),
+        (
+            "oneOf",
+            json!({"oneOf": [{"type": "string", "default": "d-oneof"}, {"type": "integer"}]}),
+        ),
+        (
+            "allOf",
+            json!({"allOf": [{"type": "string", "default": "d-allof"}, {"minLength": 1}]}),
+        ),
+        (
+            "not",
+            json!({"type": "string", "not": {"const": "x", "default": "d-not"}}),
+        ),
+        (
+            "if",
+            json!({"type": "string", "if": {"minLength": 3, "default": "d-if"}, "then": {"pattern": "^a"}}),
+        ),
+        (
+            "then",
+            json!({"type": "string", "if": {"minLength": 3}, "then": {"pattern": "^a", "default": "d-then"}}),
+        ),
+        (
+            "else",
+            json!({"type": "string", "if": {"minLength": 3}, "else": {"default": "d-else"}}),
+        ),
+        (
+            "dependentSchemas",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "dependentSchemas": {"a": {"properties": {"b": {"type": "string", "default": "d-dependent"}}}}}),
+        ),
+        (
+            "propertyNames",
+            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$", "default": "d-names"}}),
+        ),
+        (
+            "unevaluatedProperties",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": {"type": "string", "default": "d-unevaluated-properties"}}),
+        ),
+        (
+            "unevaluatedItems",
+            json!({"type": "array", "prefixItems": [{"type": "string"}], "unevaluatedItems": {"type": "string", "default": "d-unevaluated-items"}}),
+        ),
+        (
+            "contentSchema",
+            json!({"type": "string", "contentMediaType": "application/json", "contentSchema": {"type": "object", "default": {"d": "d-content"}}}),
+        ),
+        (
+            "a map's values' properties",
+            json!({"type": "object", "additionalProperties": {"type": "object", "properties": {"x": {"type": "string", "default": "d-deep-map"}}}}),
+        ),
+        (
+            "oneOf beside anyOf",
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}], "oneOf": [{"type": "string", "default": "d-oneof-kept"}, {"type": "integer"}]}),
+        ),
+        (
+            "$defs",
+            json!({"$ref": "#/properties/v/$defs/D", "$defs": {"D": {"type": "string", "default": "d-defs"}}}),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (location, value) in located {
+        let tool = json!({"name": "t", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"v": value}}});
+        for target in Target::ALL {
+            let conversion = convert(&tool, target, &lenient()).unwrap();
+            if !conversion.rejected.is_empty() {
+                failures.push(format!(
+                    "{location} ({target}): rejected {:?}",
+                    conversion.rejected
+                ));
+                continue;
+            }
+            let wire = conversion.tools[0].to_json();
+            let schema = parameters(&wire, target).unwrap();
+            for lost in lost_defaults(&tool["inputSchema"], schema) {
+                failures.push(format!("{location} ({target}): {lost}\n  sent: {schema}"));
+            }
+            // Said as a default, not only shown inside some compact JSON.
+            if target != Target::Mcp && !says_as_default(&value, schema) {
+                failures.push(format!(
+                    "{location} ({target}): not said as a default: {schema}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
