@@ -397,3 +397,453 @@ fn an_array_without_items_is_not_strict_and_refused_under_strictness_on() {
         refused.rejected
     );
 }
+
+// OpenAI strict mode's size limits (docs/TARGET_RULES.md, "OpenAI strict mode's size limits"):
+// schemas generated here at, just under and just over each limit, through `convert` (a foreign
+// tool) and a `ToolDefinition` built in Rust.
+
+/// An object closing over `properties`, every one required.
+fn closed_object(properties: Vec<(String, Value)>) -> Value {
+    let names: Vec<Value> = properties
+        .iter()
+        .map(|(n, _)| Value::from(n.clone()))
+        .collect();
+    json!({"type": "object", "properties": serde_json::Map::from_iter(properties),
+        "additionalProperties": false, "required": names})
+}
+
+/// `n` boolean properties, `p0`, `p1`….
+fn many_properties(n: usize) -> Value {
+    closed_object(
+        (0..n)
+            .map(|i| (format!("p{i}"), json!({"type": "boolean"})))
+            .collect(),
+    )
+}
+
+/// `levels` nested schemas from the root: objects (odd levels) and arrays of them (even ones).
+fn nested_levels(levels: usize) -> Value {
+    let mut inner = json!({"type": "string"});
+    for level in (1..=levels).rev() {
+        inner = if level % 2 == 1 {
+            closed_object(vec![("n".to_owned(), inner)])
+        } else {
+            json!({"type": "array", "items": inner})
+        };
+    }
+    inner
+}
+
+/// `n` distinct strings of `total` characters in all (each at least 5 long).
+fn strings_of(n: usize, total: usize, tag: &str) -> Vec<Value> {
+    let each = total / n;
+    let mut values: Vec<String> = (0..n)
+        .map(|i| {
+            let head = format!("{tag}{i:04}");
+            format!("{head}{}", "x".repeat(each - head.len()))
+        })
+        .collect();
+    let rest = total - each * n;
+    values[n - 1].push_str(&"y".repeat(rest));
+    values.into_iter().map(Value::from).collect()
+}
+
+/// A string property's schema with these `enum` values.
+fn string_enum(values: Vec<Value>) -> Value {
+    json!({"type": "string", "enum": values})
+}
+
+/// One case: a name, the input schema, and the reason it is not strict (`None`: strict).
+fn limit_cases() -> Vec<(&'static str, Value, Option<&'static str>)> {
+    // Enum values: `a` (600) is required; `b` is optional, and strict mode adds `null` to its
+    // values: 399 + 1 is at the limit, 400 + 1 past it.
+    let enums = |b: usize| {
+        json!({"type": "object", "properties": {
+            "a": string_enum(strings_of(600, 6_000, "a")),
+            "b": string_enum(strings_of(b, b * 10, "b")),
+        }, "required": ["a"]})
+    };
+    let large = |n: usize, chars: usize| {
+        closed_object(vec![(
+            "e".to_owned(),
+            string_enum(strings_of(n, chars, "e")),
+        )])
+    };
+    // 120,000 characters: the property names `first` and `second` (11) and 200 enum values.
+    let names_and_values = |chars: usize| {
+        closed_object(vec![
+            (
+                "first".to_owned(),
+                string_enum(strings_of(100, 60_000, "f")),
+            ),
+            (
+                "second".to_owned(),
+                string_enum(strings_of(100, chars - 60_000 - 11, "s")),
+            ),
+        ])
+    };
+    vec![
+        ("5,000 properties", many_properties(5_000), None),
+        (
+            "5,001 properties",
+            many_properties(5_001),
+            Some("the schema has 5,001 object properties in all, more than the 5,000"),
+        ),
+        ("10 levels", nested_levels(10), None),
+        (
+            "11 levels",
+            nested_levels(11),
+            Some(
+                "objects and arrays are nested 11 levels deep (counting the root as 1), more than the 10",
+            ),
+        ),
+        ("1,000 enum values", enums(399), None),
+        (
+            "1,001 enum values",
+            enums(400),
+            Some("the schema has 1,001 `enum` and `const` values in all, more than the 1,000"),
+        ),
+        ("251 strings of 15,000 characters", large(251, 15_000), None),
+        (
+            "251 strings of 15,001 characters",
+            large(251, 15_001),
+            Some(
+                "this `enum` has 251 string values of 15,001 characters in all; OpenAI's strict mode takes at most 15,000 characters for an `enum` of more than 250 strings",
+            ),
+        ),
+        ("250 strings of 20,000 characters", large(250, 20_000), None),
+        ("120,000 characters", names_and_values(120_000), None),
+        (
+            "120,001 characters",
+            names_and_values(120_001),
+            Some("come to 120,001 characters in all, more than the 120,000"),
+        ),
+    ]
+}
+
+#[test]
+fn openai_size_limits_decide_strict_through_convert() {
+    let mut failures = Vec::new();
+    for (name, schema, past) in limit_cases() {
+        let tool = json!({"name": "big", "description": "A big tool.", "inputSchema": schema});
+        for target in [Target::ChatCompletions, Target::Responses] {
+            let conversion = convert(&tool, target, &lenient()).unwrap();
+            let converted = &conversion.tools[0];
+            let wire = converted.to_json();
+            let strict = match target {
+                Target::ChatCompletions => &wire["function"]["strict"],
+                _ => &wire["strict"],
+            };
+            let reasons: Vec<String> = converted
+                .rendering
+                .report
+                .not_strict()
+                .map(|c| c.to_string())
+                .collect();
+            let ok = match past {
+                None => strict == true && reasons.is_empty(),
+                Some(why) => strict == false && reasons.len() == 1 && reasons[0].contains(why),
+            };
+            if !ok {
+                failures.push(format!("{name} ({target}): strict {strict}, {reasons:?}"));
+            }
+            // Sent without strict, it is what a non-strict tool is: nothing made required.
+            let made_required = converted
+                .rendering
+                .report
+                .changes()
+                .iter()
+                .any(|c| matches!(c.kind, ChangeKind::MadeRequired { .. }));
+            if past.is_some() && made_required {
+                failures.push(format!("{name} ({target}): made properties required"));
+            }
+            // What the check measured is what is sent: the optional enum got its `null`.
+            if name == "1,000 enum values" {
+                let b = &tooldef_tests::input_schema_in(&wire, target).unwrap()["properties"]["b"];
+                if b["enum"].as_array().and_then(|v| v.last()) != Some(&Value::Null) {
+                    failures.push(format!("{name} ({target}): `b` sent as {b}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn openai_size_limits_refuse_under_strictness_on_with_the_figure() {
+    let tool =
+        json!({"name": "big", "description": "A big tool.", "inputSchema": many_properties(5_001)});
+    let on = ConvertOptions {
+        strict: Strictness::On,
+        lenient: true,
+        ..ConvertOptions::default()
+    };
+    let refused = convert(&tool, Target::Responses, &on).unwrap();
+    assert!(refused.tools.is_empty());
+    assert_eq!(
+        refused.rejected[0].reasons,
+        [
+            "the root: the schema has 5,001 object properties in all, more than the 5,000 \
+             OpenAI's strict mode takes"
+        ]
+    );
+}
+
+#[test]
+fn openai_size_limits_decide_strict_for_a_tool_built_in_rust() {
+    use tooldef::ToolDefinition;
+    for (name, schema, past) in limit_cases() {
+        let definition = ToolDefinition::builder("big")
+            .description("A big tool.")
+            .input_schema(schemars::Schema::try_from(schema).unwrap())
+            .build();
+        for target in [Target::ChatCompletions, Target::Responses] {
+            let rendering = definition.render(target).unwrap();
+            let reasons: Vec<String> = rendering
+                .report
+                .not_strict()
+                .map(|c| c.kind.to_string())
+                .collect();
+            assert_eq!(
+                rendering.tool.strict(),
+                past.is_none(),
+                "{name} ({target}): {reasons:?}"
+            );
+            if let Some(why) = past {
+                assert!(
+                    reasons.len() == 1 && reasons[0].contains(why),
+                    "{name} ({target}): {reasons:?}"
+                );
+            }
+        }
+    }
+}
+
+/// OpenAI documents its limits per schema, and no figure for a request's strict tools together
+/// (its per-request figure is the number of tools): each tool is measured alone, and a batch
+/// whose tools are each within the limits keeps them all strict, with no warning.
+#[test]
+fn openai_size_limits_are_per_tool_in_a_request() {
+    let tools: Vec<Value> = (0..3)
+        .map(|i| json!({"name": format!("t{i}"), "description": "T.", "inputSchema": many_properties(4_000)}))
+        .chain([json!({"name": "deep", "description": "D.", "inputSchema": nested_levels(11)})])
+        .collect();
+    let conversion = convert(&Value::Array(tools), Target::Responses, &lenient()).unwrap();
+    let strict: Vec<bool> = conversion
+        .tools
+        .iter()
+        .map(|t| t.rendering.tool.strict())
+        .collect();
+    assert_eq!(strict, [true, true, true, false]);
+    assert!(conversion.warnings.is_empty(), "{:?}", conversion.warnings);
+}
+
+/// The JSON Pointers (`#/…`) written anywhere in `value`: as a whole string (a `$ref`, a
+/// `discriminator` mapping) or inside text (a description that quotes one).
+fn pointers_in(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(text) => {
+            for (at, _) in text.match_indices("#/") {
+                let pointer: String = text[at..]
+                    .chars()
+                    .take_while(|c| !c.is_whitespace() && !"\"'`,;)}]".contains(*c))
+                    .collect();
+                out.push(pointer);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| pointers_in(v, out)),
+        Value::Object(map) => map.values().for_each(|v| pointers_in(v, out)),
+        _ => {}
+    }
+}
+
+/// FastMCP's `run_scenario` (pydantic `Field(discriminator="kind")`) has a `discriminator`
+/// whose `mapping` points into `$defs`, which every rendering inlines: in none does a pointer
+/// lead nowhere, and where the mapping went the report says so and `kind` is still named.
+#[test]
+fn a_discriminator_mapping_into_inlined_defs_leads_nowhere_in_no_rendering() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/corpus/fastmcp-metabolic.tools.json");
+    let corpus: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let tool = corpus["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "run_scenario")
+        .expect("run_scenario in the corpus")
+        .clone();
+    let mut input_pointers = Vec::new();
+    pointers_in(&tool["inputSchema"]["properties"], &mut input_pointers);
+    assert!(
+        input_pointers.iter().any(|p| p.starts_with("#/$defs/")),
+        "the corpus tool still has its mapping: {input_pointers:?}"
+    );
+    for target in Target::ALL {
+        let conversion = convert(&tool, target, &lenient()).unwrap();
+        let converted = &conversion.tools[0];
+        let wire = converted.to_json();
+        let schema = parameters(&wire, target).unwrap();
+        let mut pointers = Vec::new();
+        pointers_in(schema, &mut pointers);
+        for pointer in &pointers {
+            assert!(
+                schema.pointer(&pointer[1..]).is_some(),
+                "{target}: `{pointer}` leads nowhere in {schema}"
+            );
+        }
+        let items = &schema["properties"]["perturbations"]["items"];
+        let said = match items.get("discriminator") {
+            Some(kept) => kept == &json!({"propertyName": "kind"}),
+            None => items["description"]
+                .as_str()
+                .is_some_and(|d| d.contains("Its `kind` property says which of the forms it is.")),
+        };
+        assert!(said, "{target}: {items}");
+        let reported = converted.rendering.report.changes().iter().any(|c| {
+            c.pointer == "/properties/perturbations/items"
+                && matches!(&c.kind, ChangeKind::Rewritten { from, .. } if from.contains("`discriminator` with a `mapping`"))
+        });
+        assert!(reported, "{target}: {:?}", converted.rendering.report);
+    }
+}
+
+/// Whether every `default` in `input` is said in a description of `output` as a default:
+/// ``Default: "x".``, or ``Default given in `then`: "x".``.
+fn says_as_default(input: &Value, output: &Value) -> bool {
+    let said: String = walk(output)
+        .iter()
+        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ");
+    walk(input)
+        .iter()
+        .filter_map(|n| n.schema.get("default"))
+        .all(|value| {
+            let plain = default_sentence(value);
+            let apart = format!("`: {value}.");
+            said.contains(&plain)
+                || said
+                    .match_indices(&apart)
+                    .any(|(at, _)| said[..at].contains("Default given in `"))
+        })
+}
+
+/// A `default` at every subschema location a transform visits reaches every rendering: kept
+/// (MCP) or said in words (every target that drops the keyword), wherever the location's
+/// keyword itself is kept, rewritten or said in words.
+#[test]
+fn a_default_in_any_subschema_is_said_for_every_target() {
+    let located: Vec<(&str, Value)> = vec![
+        (
+            "properties",
+            json!({"type": "object", "properties": {"a": {"type": "string", "default": "d-properties"}}}),
+        ),
+        (
+            "patternProperties",
+            json!({"type": "object", "patternProperties": {"^x": {"type": "string", "default": "d-pattern"}}}),
+        ),
+        (
+            "additionalProperties",
+            json!({"type": "object", "additionalProperties": {"type": "string", "default": "d-additional"}}),
+        ),
+        (
+            "items",
+            json!({"type": "array", "items": {"type": "string", "default": "d-items"}}),
+        ),
+        (
+            "prefixItems",
+            json!({"type": "array", "prefixItems": [{"type": "string", "default": "d-prefix"}], "items": false}),
+        ),
+        (
+            "contains",
+            json!({"type": "array", "items": {"type": "string"}, "contains": {"type": "string", "default": "d-contains"}}),
+        ),
+        (
+            "anyOf",
+            json!({"anyOf": [{"type": "string", "default": "d-anyof"}, {"type": "integer"}]}),
+        ),
+        (
+            "oneOf",
+            json!({"oneOf": [{"type": "string", "default": "d-oneof"}, {"type": "integer"}]}),
+        ),
+        (
+            "allOf",
+            json!({"allOf": [{"type": "string", "default": "d-allof"}, {"minLength": 1}]}),
+        ),
+        (
+            "not",
+            json!({"type": "string", "not": {"const": "x", "default": "d-not"}}),
+        ),
+        (
+            "if",
+            json!({"type": "string", "if": {"minLength": 3, "default": "d-if"}, "then": {"pattern": "^a"}}),
+        ),
+        (
+            "then",
+            json!({"type": "string", "if": {"minLength": 3}, "then": {"pattern": "^a", "default": "d-then"}}),
+        ),
+        (
+            "else",
+            json!({"type": "string", "if": {"minLength": 3}, "else": {"default": "d-else"}}),
+        ),
+        (
+            "dependentSchemas",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "dependentSchemas": {"a": {"properties": {"b": {"type": "string", "default": "d-dependent"}}}}}),
+        ),
+        (
+            "propertyNames",
+            json!({"type": "object", "propertyNames": {"pattern": "^[a-z]+$", "default": "d-names"}}),
+        ),
+        (
+            "unevaluatedProperties",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": {"type": "string", "default": "d-unevaluated-properties"}}),
+        ),
+        (
+            "unevaluatedItems",
+            json!({"type": "array", "prefixItems": [{"type": "string"}], "unevaluatedItems": {"type": "string", "default": "d-unevaluated-items"}}),
+        ),
+        (
+            "contentSchema",
+            json!({"type": "string", "contentMediaType": "application/json", "contentSchema": {"type": "object", "default": {"d": "d-content"}}}),
+        ),
+        (
+            "a map's values' properties",
+            json!({"type": "object", "additionalProperties": {"type": "object", "properties": {"x": {"type": "string", "default": "d-deep-map"}}}}),
+        ),
+        (
+            "oneOf beside anyOf",
+            json!({"anyOf": [{"type": "string"}, {"type": "integer"}], "oneOf": [{"type": "string", "default": "d-oneof-kept"}, {"type": "integer"}]}),
+        ),
+        (
+            "$defs",
+            json!({"$ref": "#/properties/v/$defs/D", "$defs": {"D": {"type": "string", "default": "d-defs"}}}),
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (location, value) in located {
+        let tool = json!({"name": "t", "description": "T.", "inputSchema": {"type": "object",
+            "properties": {"v": value}}});
+        for target in Target::ALL {
+            let conversion = convert(&tool, target, &lenient()).unwrap();
+            if !conversion.rejected.is_empty() {
+                failures.push(format!(
+                    "{location} ({target}): rejected {:?}",
+                    conversion.rejected
+                ));
+                continue;
+            }
+            let wire = conversion.tools[0].to_json();
+            let schema = parameters(&wire, target).unwrap();
+            for lost in lost_defaults(&tool["inputSchema"], schema) {
+                failures.push(format!("{location} ({target}): {lost}\n  sent: {schema}"));
+            }
+            // Said as a default, not only shown inside some compact JSON.
+            if target != Target::Mcp && !says_as_default(&value, schema) {
+                failures.push(format!(
+                    "{location} ({target}): not said as a default: {schema}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -69,7 +69,7 @@ const FORMATS: &[&str] = &[
 pub(crate) fn anthropic_strict_problems(schema: &Schema) -> Vec<Problem> {
     let recursive = recursive_definitions(schema);
     let mut walk = StrictWalk::default();
-    walk.run(schema, &mut |walk, node, _depth| {
+    walk.run(schema, &mut |walk, node| {
         check_node(walk, node, &recursive);
     });
     let mut problems = walk.problems;

@@ -268,6 +268,34 @@ pub(crate) fn nested_default_sentences(keyword: &str, schema: &Value) -> Vec<Str
     out
 }
 
+/// The defaults written in the subschemas a removed keyword held (`value`, as it stood in its
+/// node), whatever the keyword (`unevaluatedItems`, `dependentSchemas`, `contentSchema`, a
+/// nested `$defs`…), each said as ``Default given in `dependentSchemas/a/properties/b`: 3.``.
+/// With `below_own`, the defaults of the keyword's own subschemas are left to the keyword's
+/// sentence (a map's "For each value, Default: …") and only deeper ones are said.
+pub(crate) fn defaults_under(keyword: &str, value: &Value, below_own: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    // The keyword alone in a node: the walk then says which of its values are subschemas, and
+    // where, as it does for every transform.
+    let holder = Schema::from(Map::from_iter([(keyword.to_owned(), value.clone())]));
+    for_each_subschema(&holder, |loc, sub| {
+        let mut at = String::new();
+        loc.push_to(&mut at);
+        let mut at = at.split_off(1);
+        if below_own {
+            for_each_subschema(sub, |loc, deeper| {
+                let len = at.len();
+                loc.push_to(&mut at);
+                collect_defaults(deeper, &mut at, &mut out);
+                at.truncate(len);
+            });
+        } else {
+            collect_defaults(sub, &mut at, &mut out);
+        }
+    });
+    out
+}
+
 fn collect_defaults(schema: &Schema, at: &mut String, out: &mut Vec<String>) {
     if let Some(value) = schema.get("default") {
         out.push(format!("Default given in `{at}`: {value}."));
@@ -278,6 +306,18 @@ fn collect_defaults(schema: &Schema, at: &mut String, out: &mut Vec<String>) {
         collect_defaults(sub, at, out);
         at.truncate(len);
     });
+}
+
+/// "Its `kind` property says which of the forms it is." (a `discriminator` naming only its
+/// `propertyName`, as one is left once its `mapping` led nowhere); the generic fallback for any
+/// other.
+pub(crate) fn discriminator_sentence(value: &Value) -> String {
+    match value.get("propertyName").and_then(Value::as_str) {
+        Some(name) if value.get("mapping").is_none() => {
+            format!("Its `{name}` property says which of the forms it is.")
+        }
+        _ => generic_sentence("discriminator", value),
+    }
 }
 
 /// "Example: \"Paris\"." / "Examples: 1, 2."

@@ -446,7 +446,7 @@ fn both_as_all_of(mut target: Value, mut siblings: Map<String, Value>) -> Value 
 
 /// The JSON Pointer segments of a local reference (`#`, `#/$defs/A`, percent- and
 /// `~`-escaped); `None` for remote references and plain-name anchors.
-fn parse_ref(reference: &str) -> Option<Vec<String>> {
+pub(super) fn parse_ref(reference: &str) -> Option<Vec<String>> {
     let fragment = percent_decode(reference.strip_prefix('#')?)?;
     if fragment.is_empty() {
         return Some(Vec::new());
@@ -478,7 +478,7 @@ fn percent_decode(text: &str) -> Option<String> {
 }
 
 /// The schema at `path` in `root`; `None` when missing or not a schema.
-fn resolve<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
+pub(super) fn resolve<'v>(root: &'v Value, path: &[String]) -> Option<&'v Value> {
     let mut here = root;
     for segment in path {
         here = match here {

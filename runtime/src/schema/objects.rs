@@ -9,7 +9,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
-use super::describe::{append_sentences, map_sentence};
+use super::describe::{append_sentences, defaults_under, map_sentence};
 use super::node::{get, has, insert_after, take};
 use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
@@ -104,6 +104,14 @@ impl Transform for RemoveAdditionalProperties {
                 },
             };
             self.rec.record(change);
+            // The map's sentence says its values' own default; deeper ones are said apart.
+            for sentence in defaults_under("additionalProperties", &values, true) {
+                append_sentences(node, std::slice::from_ref(&sentence));
+                self.rec.record(ChangeKind::Described {
+                    keywords: vec!["additionalProperties".to_owned()],
+                    sentence,
+                });
+            }
         }
         transform_subschemas_tracked(self, schema);
     }

@@ -16,6 +16,7 @@ use super::all_of::SimplifyAllOf;
 use super::anthropic_strict::anthropic_strict_problems;
 use super::const_enum::ConstToEnum;
 use super::defaults::DescribeDefaults;
+use super::discriminator::{DISCRIMINATOR, DanglingDiscriminators};
 use super::exclusive_bounds::IntegerExclusiveBounds;
 use super::formats::{DropIntegerFormats, GeminiNumberFormats};
 use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, StringOnlyEnums};
@@ -23,6 +24,7 @@ use super::inline_refs::{InlineRefs, inline_cutting_recursion};
 use super::mcp_header::{DropMcpHeaders, MCP_HEADER};
 use super::objects::{CloseObjects, RemoveAdditionalProperties};
 use super::one_of::OneOfToAnyOf;
+use super::openai_limits::Size;
 use super::repair::{RepairShapes, needs_repair};
 use super::root::{normalize_root, object_root};
 use super::root_combinators::FoldRootCombinators;
@@ -277,6 +279,8 @@ struct Present {
     default: bool,
     /// `x-mcp-header`, which only MCP keeps.
     mcp_header: bool,
+    /// `discriminator`, whose `mapping` may point into the `$defs` inlining removes.
+    discriminator: bool,
     /// Some node has a shape `RepairShapes` repairs.
     repair: bool,
 }
@@ -309,6 +313,7 @@ impl Present {
                     "format" => self.format = true,
                     "default" => self.default = true,
                     MCP_HEADER => self.mcp_header = true,
+                    DISCRIMINATOR => self.discriminator = true,
                     _ => {}
                 }
             }
@@ -382,7 +387,9 @@ impl Run {
             }
             (Err(error), _) => return Err(error),
         }
-        Ok(self)
+        // A `discriminator`'s `mapping` points into the `$defs` just inlined.
+        let discriminator = self.present.discriminator;
+        Ok(self.apply_if(discriminator, DanglingDiscriminators::default()))
     }
 
     /// An output schema as a JSON object (any root: an array, a string…), and its changes. A
@@ -512,15 +519,20 @@ fn openai(
     .apply_if(policy.place == Place::Input, CloseObjects::default());
     // Optional properties are no reason: making every property required (and nullable) is
     // what strict mode's last step does.
-    let blockers = if policy.strict {
+    let mut blockers = if policy.strict {
         strict_blockers(&run.schema)
     } else {
         Vec::new()
     };
-    let strict = policy.strict && policy.profile.allows_strict() && blockers.is_empty();
-    if strict {
-        run.apply(StrictRequiredNullable::default());
-    }
+    let strict = if policy.strict && policy.profile.allows_strict() {
+        // The size limits are said even when something else already stands in the way, so
+        // that a tool's author sees every reason at once.
+        let past_limits = strict_within_limits(&mut run, blockers.is_empty());
+        blockers.extend(past_limits);
+        blockers.is_empty()
+    } else {
+        false
+    };
     run.apply_if(present.default, DescribeDefaults::new(false));
     let mut rendered = match policy.place {
         Place::Output => run.finish_output(),
@@ -529,6 +541,33 @@ fn openai(
     rendered.strict = strict;
     rendered.changes.extend(not_strict(blockers, policy.place));
     Ok(rendered)
+}
+
+/// OpenAI strict mode's last step, `StrictRequiredNullable`, applied (when `can_be_strict`)
+/// only if the schema it gives is within OpenAI's size limits (`openai_limits`); the limits the
+/// schema is past, measured on what is sent. `DescribeDefaults`, which runs after, changes
+/// nothing these limits count (names, `enum`s, nesting).
+fn strict_within_limits(run: &mut Run, can_be_strict: bool) -> Vec<Problem> {
+    let size = Size::of(&run.schema);
+    let past = size.problems();
+    if !past.is_empty() || !can_be_strict {
+        return past;
+    }
+    // A `null` joins the `enum` of an optional property: a schema close to the enum-value or
+    // character limit is measured again once it has them, and sent as it was (not strict) if
+    // they take it past. Every other schema is not copied for it.
+    if !size.near_limits() {
+        run.apply(StrictRequiredNullable::default());
+        return past;
+    }
+    let (schema, changes) = (run.schema.clone(), run.changes.len());
+    run.apply(StrictRequiredNullable::default());
+    let past = Size::of(&run.schema).problems();
+    if !past.is_empty() {
+        run.schema = schema;
+        run.changes.truncate(changes);
+    }
+    past
 }
 
 /// What both of Gemini's forms start with: refs inlined (a recursive one kept where

@@ -36,9 +36,6 @@ const REFUSED: &[&str] = &[
 /// Keywords that give a node a type (or a set of values) strict mode accepts.
 const TYPING: &[&str] = &["type", "anyOf", "enum", "const", "$ref"];
 
-/// OpenAI documents at most 10 levels of object nesting in strict mode.
-const MAX_DEPTH: usize = 10;
-
 /// One reason a schema cannot be strict: where (a JSON Pointer), and why.
 pub(crate) type Problem = (String, String);
 
@@ -61,21 +58,15 @@ fn check_all(schema: &Schema, require_all: bool) -> Vec<Problem> {
     if schema.as_object().is_some_and(|root| has(root, "anyOf")) {
         walk.problem("an `anyOf` cannot be the root in strict mode");
     }
-    let mut too_deep = false;
-    walk.run(schema, &mut |walk, node, depth| {
-        if depth > MAX_DEPTH && !too_deep {
-            too_deep = true;
-            walk.problem(
-                "objects are nested more than 10 levels deep, more than strict mode allows",
-            );
-        }
-        check_node(walk, node, require_all);
+    // How deep and how large the schema is, OpenAI's other limits, is `openai_limits`'.
+    walk.run(schema, &mut |walk, node| {
+        check_node(walk, node, require_all)
     });
     walk.problems
 }
 
-/// One strict mode's rules for an object node, given its depth of object nesting.
-pub(super) type NodeCheck<'a> = dyn FnMut(&mut StrictWalk, &Map<String, Value>, usize) + 'a;
+/// One strict mode's rules for an object node.
+pub(super) type NodeCheck<'a> = dyn FnMut(&mut StrictWalk, &Map<String, Value>) + 'a;
 
 /// A strict check in progress: the JSON Pointer of the node being checked, and the problems
 /// found so far.
@@ -94,19 +85,13 @@ impl StrictWalk {
 
     /// Checks `schema` and every subschema below it: boolean schemas here (no strict mode
     /// takes `true`, nor `false` other than a closed object's `additionalProperties`), and every
-    /// object node with `check`, given how many object schemas enclose it (itself included).
+    /// object node with `check`.
     pub fn run(&mut self, schema: &Schema, check: &mut NodeCheck<'_>) {
         reserve_pointer(&mut self.pointer);
-        self.visit(schema, None, 0, check);
+        self.visit(schema, None, check);
     }
 
-    fn visit(
-        &mut self,
-        schema: &Schema,
-        loc: Option<Loc<'_>>,
-        depth: usize,
-        check: &mut NodeCheck<'_>,
-    ) {
+    fn visit(&mut self, schema: &Schema, loc: Option<Loc<'_>>, check: &mut NodeCheck<'_>) {
         let node = match (schema.as_object(), schema.as_bool()) {
             (Some(node), _) => node,
             (None, Some(true)) => {
@@ -120,12 +105,11 @@ impl StrictWalk {
                 return;
             }
         };
-        let depth = depth + usize::from(is_object_node(node));
-        check(self, node, depth);
+        check(self, node);
         for_each_subschema(schema, |loc, sub| {
             let len = self.pointer.len();
             loc.push_to(&mut self.pointer);
-            self.visit(sub, Some(loc), depth, check);
+            self.visit(sub, Some(loc), check);
             self.pointer.truncate(len);
         });
     }
@@ -271,17 +255,5 @@ mod tests {
                 ),
             ]
         );
-    }
-
-    #[test]
-    fn deep_nesting_is_reported_once() {
-        let mut schema =
-            serde_json::json!({"type": "object", "properties": {}, "additionalProperties": false});
-        for _ in 0..11 {
-            schema = serde_json::json!({"type": "object", "properties": {"n": schema}, "additionalProperties": false, "required": ["n"]});
-        }
-        let problems = strict_problems(&Schema::try_from(schema).unwrap());
-        assert_eq!(problems.len(), 1, "{problems:?}");
-        assert!(problems[0].1.contains("more than 10 levels"));
     }
 }

@@ -11,11 +11,11 @@ use serde_json::{Map, Value};
 
 use super::describe::{
     UNIQUE_ITEMS, all_of_sentence, append_sentences, conditional_sentence, const_sentence,
-    contains_sentence, count_sentence, dependent_required_sentences, dependent_schemas_sentences,
-    examples_sentence, exclusive_sentences, format_sentence, generic_sentence, length_sentence,
-    map_sentence, multiple_of_sentence, nested_default_sentences, not_sentence,
-    pattern_properties_sentences, pattern_sentence, property_names_sentence, range_sentence,
-    tuple_sentence, unevaluated_sentence,
+    contains_sentence, count_sentence, defaults_under, dependent_required_sentences,
+    dependent_schemas_sentences, discriminator_sentence, examples_sentence, exclusive_sentences,
+    format_sentence, generic_sentence, length_sentence, map_sentence, multiple_of_sentence,
+    nested_default_sentences, not_sentence, pattern_properties_sentences, pattern_sentence,
+    property_names_sentence, range_sentence, tuple_sentence, unevaluated_sentence,
 };
 use super::formats::format_type;
 use super::node::{has_type, take};
@@ -183,6 +183,10 @@ impl DescribeUnsupported {
         for keyword in rest {
             if let Some(value) = take(node, &keyword) {
                 out.say(&[&keyword], generic_sentence(&keyword, &value));
+                // A keyword holding subschemas (`contentSchema`, a `oneOf` kept beside an
+                // `anyOf`, a nested `$defs`): its compact JSON shows their defaults, but not as
+                // defaults.
+                out.say_all(&[&keyword], defaults_under(&keyword, &value, false));
             }
         }
         let sentences: Vec<String> = out.0.iter().map(|(_, s)| s.clone()).collect();
@@ -298,16 +302,27 @@ impl DescribeUnsupported {
             .get("properties")
             .and_then(Value::as_object)
             .is_some_and(|p| !p.is_empty());
+        // Each sentence below says what the removed keyword accepts; the defaults written in
+        // its subschemas, which no such sentence shows, are said after it (a map's sentence
+        // says its values' own default: "For each value, Default: …").
         if let Some(values) = self.take(node, "additionalProperties") {
             out.say_all(
                 &["additionalProperties"],
                 map_sentence(&values, has_properties),
+            );
+            out.say_all(
+                &["additionalProperties"],
+                defaults_under("additionalProperties", &values, true),
             );
         }
         if let Some(patterns) = self.take(node, "patternProperties") {
             out.say_all(
                 &["patternProperties"],
                 pattern_properties_sentences(&patterns),
+            );
+            out.say_all(
+                &["patternProperties"],
+                defaults_under("patternProperties", &patterns, true),
             );
         }
         if let Some(names) = self.take(node, "propertyNames") {
@@ -323,6 +338,11 @@ impl DescribeUnsupported {
                     &[keyword],
                     unevaluated_sentence(keyword, &value, has_properties),
                 );
+                // `unevaluatedProperties`' sentence is a map's, which says its own default.
+                out.say_all(
+                    &[keyword],
+                    defaults_under(keyword, &value, keyword == "unevaluatedProperties"),
+                );
             }
         }
         if let Some(deps) = self.take(node, "dependentRequired") {
@@ -330,10 +350,18 @@ impl DescribeUnsupported {
         }
         if let Some(deps) = self.take(node, "dependentSchemas") {
             out.say_all(&["dependentSchemas"], dependent_schemas_sentences(&deps));
+            out.say_all(
+                &["dependentSchemas"],
+                defaults_under("dependentSchemas", &deps, false),
+            );
         }
         if let Some(deps) = self.take(node, "dependencies") {
             // Draft-07: arrays of names and schemas mixed; both read as their 2020-12 forms.
             out.say_all(&["dependencies"], dependent_required_sentences(&deps));
+            out.say_all(
+                &["dependencies"],
+                defaults_under("dependencies", &deps, false),
+            );
         }
     }
 
@@ -358,6 +386,9 @@ impl DescribeUnsupported {
         }
         if let Some(all_of) = self.take(node, "allOf") {
             out.say(&["allOf"], all_of_sentence(&all_of));
+        }
+        if let Some(discriminator) = self.take(node, "discriminator") {
+            out.say(&["discriminator"], discriminator_sentence(&discriminator));
         }
     }
 }
