@@ -1,7 +1,9 @@
 //! The requests tooldef builds for Anthropic's Messages API, Gemini's `generateContent` (with
 //! `parameters`, and with `parametersJsonSchema`) and OpenAI's Responses API, as JSON on stdout: the showcase's tools, a model turn with parallel calls read back with
 //! `tooldef::calls`, and the turn that answers them (from the showcase's `ToolSet` through the
-//! `Router`, plus outputs with every kind of content). `tests/python/provider_sdks.py` checks
+//! `Router`, plus outputs with every kind of content), with the newest tool fields (deferred
+//! tools and a tool search, Anthropic's cache breakpoint and examples, Responses namespaces and
+//! output schemas, Gemini's result schemas). `tests/python/provider_sdks.py` checks
 //! them against the official `anthropic`, `google-genai` and `openai` SDKs' request types.
 //!
 //! ```text
@@ -14,6 +16,7 @@ use tooldef::calls::{
     gemini_function_calls, gemini_function_response, gemini_function_responses_content,
     responses_function_output, responses_tool_calls,
 };
+use tooldef::targets::{CacheControl, CacheTtl};
 use tooldef::{Content, Target, ToolOutput};
 use tooldef_examples::showcase;
 
@@ -84,12 +87,24 @@ async fn answer(
         .collect()
 }
 
+/// The showcase's tools as `target` takes them: loaded only when the model searches for them
+/// (Anthropic keeps the first loaded, as it requires), the Anthropic listing cached up to its
+/// last tool.
 fn tools(target: Target) -> Vec<Value> {
-    showcase::toolset()
+    showcase::toolset_builder()
+        .defer_loading(true)
+        .anthropic_cache(CacheControl {
+            ttl: Some(CacheTtl::OneHour),
+        })
+        .build()
+        .unwrap_or_else(|err| unreachable!("`toolset!` checked the showcase's names: {err}"))
         .list(target)
         .unwrap_or_else(|err| unreachable!("the showcase renders for every target: {err}"))
         .to_vec()
 }
+
+/// The namespace the Responses request groups the showcase's tools under.
+const NAMESPACE: &str = "travel";
 
 async fn anthropic(router: &Router) -> Value {
     let reply = json!({"id": "msg_01", "type": "message", "role": "assistant",
@@ -106,10 +121,12 @@ async fn anthropic(router: &Router) -> Value {
         .collect();
     let (routed, _) = router.answer_anthropic(&ours).await;
     let results = answer(&calls, routed, anthropic_tool_result).await;
+    // Deferred tools are found through a tool-search tool, here Anthropic's own.
+    let search = json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"});
     json!({
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
-        "tools": tools(Target::Anthropic),
+        "tools": std::iter::once(search).chain(tools(Target::Anthropic)).collect::<Vec<Value>>(),
         "messages": [
             {"role": "user", "content": "Plan my trip to Paris."},
             {"role": "assistant", "content": reply["content"]},
@@ -141,13 +158,33 @@ async fn gemini(router: &Router, target: Target) -> Value {
     })
 }
 
+/// A Responses turn with the showcase's tools deferred in a namespace: the model searches for
+/// them (a client-executed `tool_search_call`, answered with a `tool_search_output` that loads
+/// them), then calls them, each call naming its namespace, as it must be sent back.
 async fn responses(router: &Router) -> Value {
+    let functions = tools(Target::Responses);
+    let namespace = |tools: Vec<Value>| {
+        json!({"type": "namespace", "name": NAMESPACE,
+            "description": "Trip planning: weather, currencies, flights, hotels, reminders.",
+            "tools": tools})
+    };
+    let search = json!({"type": "tool_search_call", "id": "ts_01", "call_id": "call_ts",
+        "execution": "client", "arguments": {"query": "weather and flights"}, "status": "completed"});
+    let found = json!({"type": "tool_search_output", "call_id": "call_ts", "execution": "client",
+        "status": "completed", "tools": [namespace(functions.clone())]});
     let output: Vec<Value> = calls()
         .into_iter()
         .enumerate()
         .map(|(i, (name, arguments))| {
-            json!({"type": "function_call", "id": format!("fc_0{i}"), "call_id": format!("call_0{i}"),
-                "name": name, "arguments": arguments.to_string(), "status": "completed"})
+            let mut call = json!({"type": "function_call", "id": format!("fc_0{i}"),
+                "call_id": format!("call_0{i}"), "name": name, "arguments": arguments.to_string(),
+                "status": "completed"});
+            // The calls the showcase answers are of its tools, in the namespace; the others
+            // stand for the caller's own tools, outside it.
+            if showcase::toolset().definition(name).is_some() {
+                call["namespace"] = json!(NAMESPACE);
+            }
+            call
         })
         .collect();
     let calls = responses_tool_calls(&json!({"output": output})).unwrap_or_default();
@@ -158,10 +195,18 @@ async fn responses(router: &Router) -> Value {
         .collect();
     let (routed, _) = router.answer_responses(&ours).await;
     let answers = answer(&calls, routed, responses_function_output).await;
-    let mut input = vec![json!({"role": "user", "content": "Plan my trip to Paris."})];
+    let mut input = vec![
+        json!({"role": "user", "content": "Plan my trip to Paris."}),
+        search,
+        found,
+    ];
     input.extend(output);
     input.extend(answers);
-    json!({"model": "gpt-4.1", "input": input, "tools": tools(Target::Responses)})
+    let client_search = json!({"type": "tool_search", "execution": "client",
+        "description": "Find the tools for a task.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}},
+            "required": ["query"], "additionalProperties": false}});
+    json!({"model": "gpt-4.1", "input": input, "tools": [client_search, namespace(functions)]})
 }
 
 fn main() {

@@ -209,7 +209,7 @@ def check_gemini(request, field="parameters"):
             # A result's schema may have any root; the subset's keywords hold all the same.
             problems.extend(p for p in gemini_json_problems(schema, f"{at}/responseJsonSchema")
                             if not p.endswith("the root is not an object"))
-        if ("response" if field == "parameters" else "response_json_schema") in declaration:
+        if ("responseJsonSchema" if field == "parameters" else "response") in declaration:
             problems.append(f"{at}: the result's schema under the other field's name")
     response_field = "response" if field == "parameters" else "responseJsonSchema"
     if not any(response_field in d for d in request["tools"][0]["functionDeclarations"]):
@@ -251,7 +251,9 @@ def check_responses(request):
     for kind in ("input_text", "input_image", "input_file"):
         if kind not in kinds:
             problems.append(f"no `{kind}` part among the outputs: the example should show one")
+    namespaces = {t["name"]: t for t in request["tools"] if t.get("type") == "namespace"}
     functions = [t for t in request["tools"] if t.get("type") == "function"]
+    functions += [f for n in namespaces.values() for f in n["tools"] if f.get("type") == "function"]
     for key in ("output_schema", "defer_loading"):
         if not any(t.get(key) for t in functions):
             problems.append(f"no function tool with `{key}`: the example should show one")
@@ -259,6 +261,17 @@ def check_responses(request):
         t.get("type") == "tool_search" for t in request["tools"]
     ):
         problems.append("deferred tools without a `tool_search` tool to load them")
+    # What the API checks beyond the types: a call into a namespace names it (sent back without
+    # it, the request is a 400), and a client tool search is answered by its output.
+    namespaced = {f["name"]: n for n, space in namespaces.items() for f in space["tools"]}
+    for item in items:
+        if item.get("type") == "function_call" and item["name"] in namespaced:
+            if item.get("namespace") != namespaced[item["name"]]:
+                problems.append(f"{item['call_id']}: a call of `{item['name']}` without its namespace `{namespaced[item['name']]}`")
+    searches = [i.get("call_id") for i in items if i.get("type") == "tool_search_call"]
+    outputs = [i.get("call_id") for i in items if i.get("type") == "tool_search_output"]
+    if not searches or searches != outputs:
+        problems.append(f"the tool searches {searches} are not answered by the outputs {outputs}")
     return problems
 
 
@@ -288,6 +301,9 @@ def broken(requests):
     outputs = [i for i in bad["responses"]["input"] if i.get("type") == "function_call_output"]
     outputs[0]["bogus"] = 1
     del outputs[1]["call_id"]
+    calls = [i for i in bad["responses"]["input"] if i.get("type") == "function_call"]
+    del calls[0]["namespace"]
+    bad["anthropic"]["tools"][-1].pop("cache_control")
     return bad
 
 
