@@ -153,6 +153,7 @@ impl Upstream {
             .map_err(|refusal| refused(link, refusal))?;
         let injected: Vec<Value> = body
             .injected()
+            .iter()
             .filter_map(|raw| serde_json::from_str(raw.get()).ok())
             .collect();
         if !injected.is_empty() {
