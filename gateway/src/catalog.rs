@@ -198,7 +198,9 @@ impl Catalog {
                 } else {
                     prefix
                 };
-                grouped.sources.push((index, namespace_name(namespace), tools));
+                grouped
+                    .sources
+                    .push((index, namespace_name(namespace), tools));
             }
         }
         Catalog {
@@ -388,7 +390,12 @@ impl Grouped {
 /// tools are unseen until loaded, so the names are what a search is written from).
 fn describe(namespace: &str, members: &[&str]) -> String {
     const NAMED: usize = 12;
-    let mut names = members.iter().take(NAMED).copied().collect::<Vec<_>>().join(", ");
+    let mut names = members
+        .iter()
+        .take(NAMED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
     if members.len() > NAMED {
         names.push_str(&format!(" and {} more", members.len() - NAMED));
     }
@@ -412,7 +419,11 @@ fn namespace_name(prefix: &str) -> String {
         })
         .take(64)
         .collect();
-    if name.is_empty() { "tools".to_owned() } else { name }
+    if name.is_empty() {
+        "tools".to_owned()
+    } else {
+        name
+    }
 }
 
 /// Where an injected name comes from, before conversion.

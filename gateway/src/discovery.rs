@@ -373,7 +373,13 @@ mod tests {
 
     #[test]
     fn the_definition_is_the_apis() {
-        let chat = Discovery::new(Target::ChatCompletions, false, HashSet::new(), Vec::new(), 4);
+        let chat = Discovery::new(
+            Target::ChatCompletions,
+            false,
+            HashSet::new(),
+            Vec::new(),
+            4,
+        );
         let chat: Value = serde_json::from_str(chat.definition.get()).unwrap();
         assert_eq!(chat["function"]["name"], SEARCH_TOOL);
         assert!(Target::ChatCompletions.accepts_name(SEARCH_TOOL));

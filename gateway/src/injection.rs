@@ -13,10 +13,10 @@ use serde_json::{Map, Value};
 use tooldef::Target;
 
 use crate::adhoc::Adhoc;
-use crate::catalog::{Catalog, Injected, Namespace, Route, Source};
-use crate::config::RequireApproval;
 use crate::api::Api;
+use crate::catalog::{Catalog, Injected, Namespace, Route, Source};
 use crate::config::DiscoveryMode;
+use crate::config::RequireApproval;
 use crate::discovery::{Candidate, Discovery, SEARCH_TOOL};
 use crate::error::ApiError;
 use crate::gateway::Inner;
@@ -116,7 +116,13 @@ impl Injection {
                     Some(discovery) if discovery.defers(name) => Cow::Owned(deferred(raw)),
                     _ => Cow::Borrowed(&**raw),
                 };
-                match injected.groups.get(at).copied().flatten().filter(|_| grouped) {
+                match injected
+                    .groups
+                    .get(at)
+                    .copied()
+                    .flatten()
+                    .filter(|_| grouped)
+                {
                     Some(group) => {
                         if members[group].is_empty() {
                             slots.push(Slot::Group(group));
@@ -424,7 +430,8 @@ impl Inner {
                 && target == Target::Responses
                 && client_api == Api::Responses
                 && self.executes();
-            injection.discovery = Some(self.discovery(&injection, client.len(), limit, provider)?);
+            injection.discovery =
+                Some(self.discovery(&injection, client.len(), limit, provider)?);
         }
         Ok(injection)
     }
@@ -441,8 +448,8 @@ impl Inner {
         provider: bool,
     ) -> Result<Discovery, ApiError> {
         let catalog = injection.injected();
-        let injected = std::iter::once(catalog)
-            .chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
+        let injected =
+            std::iter::once(catalog).chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
         let mut pinned = std::collections::HashSet::new();
         let mut candidates = Vec::new();
         for injected in injected {
@@ -547,4 +554,178 @@ fn namespace_tool(namespace: &Namespace, members: &[Cow<'_, RawValue>]) -> Box<R
     }
     written.push_str("]}");
     RawValue::from_string(written).expect("a namespace of serialised tools is JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tooldef::ToolSet;
+
+    use super::*;
+    use crate::body::Outgoing;
+
+    fn source(name: &str, tools: &[&str]) -> Source {
+        let tools = tools
+            .iter()
+            .map(|tool| json!({"name": tool, "description": format!("{tool}."), "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
+            .collect();
+        Source::Tools {
+            name: name.to_owned(),
+            prefix: name.to_owned(),
+            set: ToolSet::builder().build().unwrap(),
+            listed: Arc::new(tools),
+        }
+    }
+
+    fn injection(catalog: Arc<Catalog>, target: Target) -> Injection {
+        Injection {
+            catalog,
+            target,
+            active: true,
+            runs: true,
+            conflicts: Vec::new(),
+            offered: None,
+            approval: HashSet::new(),
+            adhoc: Vec::new(),
+            discovery: None,
+            down: Vec::new(),
+            cache: None,
+        }
+    }
+
+    fn written(tools: Vec<Cow<'_, RawValue>>) -> Vec<Value> {
+        tools
+            .iter()
+            .map(|raw| serde_json::from_str(raw.get()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_providers_search_sends_namespaces_deferred_but_the_pinned_and_a_client_search() {
+        let sources = [
+            source("github", &["create_issue", "merge_pull_request"]),
+            source("example", &["get_time"]),
+        ];
+        let catalog = Arc::new(Catalog::build(&sources, "__", 1, true));
+        let injected = catalog.for_target(Target::Responses);
+        let candidates = injected
+            .names
+            .iter()
+            .zip(&injected.tools)
+            .zip(&injected.groups)
+            .filter(|((name, _), _)| !name.starts_with("example"))
+            .map(|((name, tool), group)| {
+                let namespace = &injected.namespaces[group.unwrap()];
+                Candidate {
+                    name: name.clone(),
+                    tool: tool.clone(),
+                    namespace: Some((namespace.name.clone(), namespace.description.clone())),
+                }
+            })
+            .collect();
+        let mut injection = injection(catalog.clone(), Target::Responses);
+        injection.discovery = Some(Discovery::new(
+            Target::Responses,
+            true,
+            HashSet::from(["example__get_time".to_owned()]),
+            candidates,
+            0,
+        ));
+        let tools = written(injection.wire_tools(None));
+        assert_eq!(tools.len(), 3, "{tools:#?}");
+        assert_eq!(
+            (&tools[0]["type"], &tools[0]["execution"]),
+            (&json!("tool_search"), &json!("client"))
+        );
+        assert_eq!(tools[1]["type"], "namespace");
+        assert_eq!(tools[1]["name"], "github");
+        let members = tools[1]["tools"].as_array().unwrap();
+        assert_eq!(members.len(), 2);
+        assert!(members.iter().all(|tool| tool["defer_loading"] == true));
+        assert_eq!(members[1]["name"], "merge_pull_request");
+        assert_eq!(tools[2]["name"], "example");
+        assert!(
+            tools[2]["tools"][0].get("defer_loading").is_none(),
+            "the pinned tool is loaded"
+        );
+        // A round forced to one tool carries that tool alone, in its namespace.
+        let only = written(injection.wire_tools(Some("github__merge_pull_request")));
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0]["tools"].as_array().unwrap().len(), 1);
+
+        // The search answers with the tools it loads, in their namespace.
+        let discovery = injection.discovery.as_ref().unwrap();
+        assert!(discovery.is_search(crate::discovery::PROVIDER_SEARCH));
+        assert!(!discovery.is_search(SEARCH_TOOL));
+        let outcome = discovery.answer(r#"{"query": "merge a pull request"}"#);
+        let call = tooldef::calls::ToolCall {
+            id: "ts_1".to_owned(),
+            name: crate::discovery::PROVIDER_SEARCH.to_owned(),
+            arguments: String::new(),
+        };
+        let item = crate::discovery::tool_search_output(&call, &outcome);
+        assert_eq!(item["type"], "tool_search_output");
+        assert_eq!(item["call_id"], "ts_1");
+        assert_eq!(item["tools"][0]["type"], "namespace");
+        assert_eq!(item["tools"][0]["name"], "github");
+        assert_eq!(
+            item["tools"][0]["tools"][0]["name"], "merge_pull_request",
+            "{item:#}"
+        );
+        assert!(item["tools"][0]["tools"][0].get("defer_loading").is_none());
+        let none = discovery.answer(r#"{"q": 1}"#);
+        assert!(none.is_error);
+        assert_eq!(
+            crate::discovery::tool_search_output(&call, &none)["tools"],
+            json!([])
+        );
+    }
+
+    #[test]
+    fn the_last_tool_an_anthropic_upstream_gets_carries_the_cache_breakpoint() {
+        let catalog = Arc::new(Catalog::build(
+            &[source("github", &["create_issue", "get_me"])],
+            "__",
+            1,
+            false,
+        ));
+        let request =
+            json!({"tools": [{"name": "lookup_order", "input_schema": {"type": "object"}}]});
+        let request = request.as_object().unwrap();
+        let outgoing = |injection: &Injection| {
+            serde_json::to_value(Outgoing {
+                request,
+                conversation: None,
+                tool_choice: None,
+                only: None,
+                tool_name: |tool| tool.get("name").and_then(Value::as_str),
+                injection,
+            })
+            .unwrap()
+        };
+        let mut cached = injection(catalog.clone(), Target::Anthropic);
+        cached.cache = crate::config::CacheTools::OneHour.cache_control();
+        let tools = outgoing(&cached)["tools"].as_array().unwrap().clone();
+        assert_eq!(tools.len(), 3);
+        assert_eq!(
+            tools[2]["cache_control"],
+            json!({"type": "ephemeral", "ttl": "1h"})
+        );
+        assert_eq!(tools[2]["name"], "github__get_me");
+        assert!(
+            tools[..2]
+                .iter()
+                .all(|tool| tool.get("cache_control").is_none())
+        );
+        let mut cached = injection(catalog.clone(), Target::Anthropic);
+        cached.cache = crate::config::CacheTools::FiveMinutes.cache_control();
+        assert_eq!(
+            outgoing(&cached)["tools"][2]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        // Off by default: nothing is added.
+        let plain = injection(catalog, Target::Anthropic);
+        let tools = outgoing(&plain)["tools"].as_array().unwrap().clone();
+        assert!(tools.iter().all(|tool| tool.get("cache_control").is_none()));
+    }
 }
