@@ -130,7 +130,9 @@ fn namespace(param: &str, tool: &Value) -> Result<(), ApiError> {
         Some(Value::String(name)) if valid_tool_name(name) => {}
         Some(Value::String(_)) => {
             return Err(ApiError::invalid(
-                format!("Invalid '{param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."),
+                format!(
+                    "Invalid '{param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."
+                ),
                 Some(format!("{param}.name")),
             ));
         }
@@ -149,21 +151,30 @@ fn namespace(param: &str, tool: &Value) -> Result<(), ApiError> {
             Some("function" | "custom") => {}
             _ => {
                 return Err(ApiError::invalid(
-                    format!("Invalid '{at}.type': a namespace holds `function` and `custom` tools."),
+                    format!(
+                        "Invalid '{at}.type': a namespace holds `function` and `custom` tools."
+                    ),
                     Some(format!("{at}.type")),
                 ));
             }
         }
-        let name = member.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = member
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         if !valid_tool_name(name) {
             return Err(ApiError::invalid(
-                format!("Invalid '{at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."),
+                format!(
+                    "Invalid '{at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."
+                ),
                 Some(format!("{at}.name")),
             ));
         }
         if !seen.insert(name) {
             return Err(ApiError::invalid(
-                format!("Invalid '{param}.tools': the name '{name}' is given twice in one namespace."),
+                format!(
+                    "Invalid '{param}.tools': the name '{name}' is given twice in one namespace."
+                ),
                 Some(format!("{param}.tools")),
             ));
         }
@@ -175,8 +186,9 @@ fn namespace(param: &str, tool: &Value) -> Result<(), ApiError> {
 /// need a `tool_search` tool to be found by, and at least one function must stay loaded; the
 /// loaded functions count against the tool limit (the deferred ones are what the search is for).
 fn deferral(tools: &[Value]) -> Result<(), ApiError> {
-    let functions = tools.iter().flat_map(|tool| {
-        match tool.get("type").and_then(Value::as_str) {
+    let functions = tools
+        .iter()
+        .flat_map(|tool| match tool.get("type").and_then(Value::as_str) {
             Some("namespace") => tool
                 .get("tools")
                 .and_then(Value::as_array)
@@ -184,8 +196,7 @@ fn deferral(tools: &[Value]) -> Result<(), ApiError> {
                 .unwrap_or_default(),
             Some("function" | "custom") => vec![tool],
             _ => Vec::new(),
-        }
-    });
+        });
     let (deferred, loaded): (Vec<&Value>, Vec<&Value>) = functions.partition(|tool| deferred(tool));
     if loaded.len() > MAX_TOOLS {
         return Err(ApiError::invalid(
@@ -229,12 +240,25 @@ fn deferral(tools: &[Value]) -> Result<(), ApiError> {
 /// The names a `tool_search_output` loads: `NAMESPACE.NAME` for a namespace's, a function's own.
 pub fn loaded_names(item: &Value) -> Vec<String> {
     let mut names = Vec::new();
-    for tool in item.get("tools").and_then(Value::as_array).into_iter().flatten() {
+    for tool in item
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
         match tool.get("type").and_then(Value::as_str) {
             Some("namespace") => {
-                for member in tool.get("tools").and_then(Value::as_array).into_iter().flatten() {
-                    let member = member.get("name").and_then(Value::as_str).unwrap_or_default();
+                for member in tool
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let member = member
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
                     names.push(format!("{name}.{member}"));
                 }
             }
@@ -272,8 +296,16 @@ pub fn responses_namespaces(tools: Option<&Value>, items: &[Value]) -> Result<()
     for tool in tools.and_then(Value::as_array).into_iter().flatten() {
         learn(tool);
     }
-    for item in items.iter().filter(|item| item_type(item) == "tool_search_output") {
-        for tool in item.get("tools").and_then(Value::as_array).into_iter().flatten() {
+    for item in items
+        .iter()
+        .filter(|item| item_type(item) == "tool_search_output")
+    {
+        for tool in item
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             learn(tool);
         }
     }
@@ -289,17 +321,22 @@ pub fn responses_namespaces(tools: Option<&Value>, items: &[Value]) -> Result<()
                     .any(|(known, members)| known == namespace && members.contains(name));
                 if !holds {
                     return Err(ApiError::invalid(
-                        format!("Invalid 'input[{i}]': no namespace '{namespace}' with a function '{name}' among the tools."),
+                        format!(
+                            "Invalid 'input[{i}]': no namespace '{namespace}' with a function '{name}' among the tools."
+                        ),
                         Some(format!("input[{i}].namespace")),
                     ));
                 }
             }
             None if !top.contains(name) => {
-                if let Some((namespace, _)) =
-                    namespaces.iter().find(|(_, members)| members.contains(name))
+                if let Some((namespace, _)) = namespaces
+                    .iter()
+                    .find(|(_, members)| members.contains(name))
                 {
                     return Err(ApiError::invalid(
-                        format!("Missing 'input[{i}].namespace': the function call of '{name}' is of the namespace '{namespace}' and must be sent back with it."),
+                        format!(
+                            "Missing 'input[{i}].namespace': the function call of '{name}' is of the namespace '{namespace}' and must be sent back with it."
+                        ),
                         Some(format!("input[{i}].namespace")),
                     ));
                 }
@@ -492,7 +529,9 @@ pub fn responses_items(items: &[Value], input_start: usize) -> Result<(), ApiErr
                 let id = item["call_id"].as_str().unwrap_or_default();
                 if !searches.contains(id) {
                     return Err(ApiError::invalid(
-                        format!("No tool search call found for tool search output with call_id {id}."),
+                        format!(
+                            "No tool search call found for tool search output with call_id {id}."
+                        ),
                         Some("input".into()),
                     ));
                 }
@@ -531,7 +570,9 @@ pub fn responses_items(items: &[Value], input_start: usize) -> Result<(), ApiErr
                 let id = item["call_id"].as_str().unwrap_or_default();
                 if continues && !outputs_after.contains(id) {
                     return Err(ApiError::invalid(
-                        format!("No tool search output found for tool search call {id}: a client-executed search is answered with a `tool_search_output` item, and both are sent back."),
+                        format!(
+                            "No tool search output found for tool search call {id}: a client-executed search is answered with a `tool_search_output` item, and both are sent back."
+                        ),
                         Some("input".into()),
                     ));
                 }
@@ -772,9 +813,7 @@ mod tests {
 
     #[test]
     fn namespaces_deferral_and_tool_searches_are_checked() {
-        let member = |name: &str, deferred: bool| {
-            json!({"type": "function", "name": name, "parameters": {}, "defer_loading": deferred})
-        };
+        let member = |name: &str, deferred: bool| json!({"type": "function", "name": name, "parameters": {}, "defer_loading": deferred});
         let namespace = json!({"type": "namespace", "name": "gh", "description": "GitHub.", "tools": [member("create_pr", true)]});
         let search = json!({"type": "tool_search", "execution": "client", "parameters": {}});
         let pinned = member("get_time", false);
@@ -807,20 +846,45 @@ mod tests {
         };
         let user = json!({"role": "user", "content": "go"});
         let done = json!({"type": "function_call_output", "call_id": "c", "output": "ok"});
-        let items = [user.clone(), searched.clone(), loaded.clone(), call(Some("gh")), done.clone()];
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded.clone(),
+            call(Some("gh")),
+            done.clone(),
+        ];
         responses_items(&items, 0).unwrap();
         responses_namespaces(None, &items).unwrap();
         // Sent back without its namespace, or in another: refused.
-        let items = [user.clone(), searched.clone(), loaded.clone(), call(None), done.clone()];
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded.clone(),
+            call(None),
+            done.clone(),
+        ];
         assert!(
             message(responses_namespaces(None, &items)).contains("Missing 'input[3].namespace'")
         );
-        let items = [user.clone(), searched.clone(), loaded, call(Some("gl")), done];
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded,
+            call(Some("gl")),
+            done,
+        ];
         assert!(message(responses_namespaces(None, &items)).contains("no namespace 'gl'"));
         // A client-executed search must have its output sent back.
-        let items = [user.clone(), searched, json!({"role": "user", "content": "and?"})];
+        let items = [
+            user.clone(),
+            searched,
+            json!({"role": "user", "content": "and?"}),
+        ];
         assert!(message(responses_items(&items, 0)).contains("No tool search output"));
-        let stray = [user, json!({"type": "tool_search_output", "call_id": "x", "tools": []})];
+        let stray = [
+            user,
+            json!({"type": "tool_search_output", "call_id": "x", "tools": []}),
+        ];
         assert!(message(responses_items(&stray, 0)).contains("No tool search call"));
     }
 }
