@@ -227,6 +227,19 @@ pub struct GatewayArgs {
     /// to send them all. Repeatable.
     #[arg(long = "pin", value_name = "TOOL|SERVER")]
     pub pinned: Vec<String>,
+    /// How a Responses upstream gets the servers' tools: `prefix` (`SERVER__TOOL` functions;
+    /// the default) or `namespace` (one `namespace` tool per server, OpenAI's grouping).
+    #[arg(long, value_name = "prefix|namespace")]
+    pub tool_grouping: Option<String>,
+    /// Who searches beyond the tool budget: `gateway` (its `tooldef_search_tools` function; the
+    /// default) or `provider` (deferred tools and a client-executed `tool_search` the gateway
+    /// answers, for Responses clients of a Responses upstream).
+    #[arg(long, value_name = "gateway|provider")]
+    pub discovery: Option<String>,
+    /// Anthropic prompt caching of the tools a Messages upstream gets: `off` (the default), `5m`
+    /// or `1h` (`cache_control` on the last tool).
+    #[arg(long, value_name = "off|5m|1h")]
+    pub anthropic_cache_tools: Option<String>,
     /// How long a stopping gateway (SIGTERM, Ctrl-C) lets conversations in flight finish, in
     /// seconds [default: 30]; streams still running then end with an error event.
     #[arg(long, value_name = "SECONDS")]

@@ -91,6 +91,21 @@ fn config(args: &GatewayArgs) -> Result<Config, Failure> {
         config.max_tools = Some(tools);
     }
     config.pinned.extend(args.pinned.iter().cloned());
+    if let Some(grouping) = &args.tool_grouping {
+        config.tool_grouping = grouping
+            .parse()
+            .map_err(|why| Failure::input(format!("--tool-grouping: {why}")))?;
+    }
+    if let Some(discovery) = &args.discovery {
+        config.discovery = discovery
+            .parse()
+            .map_err(|why| Failure::input(format!("--discovery: {why}")))?;
+    }
+    if let Some(cache) = &args.anthropic_cache_tools {
+        config.anthropic_cache_tools = cache
+            .parse()
+            .map_err(|why| Failure::input(format!("--anthropic-cache-tools: {why}")))?;
+    }
     if let Some(grace) = args.shutdown_grace {
         config.shutdown_grace_secs = grace;
     }

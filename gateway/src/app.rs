@@ -139,7 +139,7 @@ async fn tools(State(inner): Shared, Query(query): Query<ToolsQuery>) -> Respons
     axum::Json(json!({
         "object": "list",
         "target": target.short_name(),
-        "data": catalog.for_target(target).tools,
+        "data": catalog.for_target(target).listing(),
     }))
     .into_response()
 }

@@ -2,6 +2,8 @@
 //! additions and the catalog's tools serialised once per catalog: nothing is copied per request
 //! (with 100 injected tools, copying them as JSON values was most of a request's cost).
 
+use std::borrow::Cow;
+
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -45,12 +47,15 @@ impl Outgoing<'_> {
         self.only.is_none_or(|only| name == Some(only))
     }
 
-    /// The injected tools this round carries, as the upstream's API writes them.
-    pub fn injected(&self) -> impl Iterator<Item = &RawValue> {
-        self.injection
-            .wire_tools()
-            .filter(|(name, _)| self.carries(Some(name)))
-            .map(|(_, raw)| raw)
+    /// The injected tools this round carries, as the upstream's API writes them; the last one
+    /// with the prompt-caching breakpoint when the gateway is told to cache an Anthropic
+    /// upstream's tools (`anthropic_cache_tools`), so that every tool up to it is cached.
+    pub fn injected(&self) -> Vec<Cow<'_, RawValue>> {
+        let mut tools = self.injection.wire_tools(self.only);
+        if let (Some(cache), Some(last)) = (&self.injection.cache, tools.last_mut()) {
+            *last = Cow::Owned(with_cache_control(last, cache));
+        }
+        tools
     }
 }
 
@@ -125,11 +130,23 @@ impl Serialize for Tools<'_, '_> {
         }
         if self.injected {
             for raw in outgoing.injected() {
-                seq.serialize_element(raw)?;
+                seq.serialize_element(&*raw)?;
             }
         }
         seq.end()
     }
+}
+
+/// A tool with `cache_control` added, unless it has one already (the client's choice stands).
+fn with_cache_control(tool: &RawValue, cache: &tooldef::targets::CacheControl) -> Box<RawValue> {
+    let mut value: Value = match serde_json::from_str(tool.get()) {
+        Ok(value) => value,
+        Err(_) => return tool.to_owned(),
+    };
+    if let (Value::Object(tool), Ok(cache)) = (&mut value, serde_json::to_value(cache)) {
+        tool.entry("cache_control").or_insert(cache);
+    }
+    serde_json::value::to_raw_value(&value).unwrap_or_else(|_| tool.to_owned())
 }
 
 /// Two lists written as one.

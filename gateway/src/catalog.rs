@@ -2,6 +2,11 @@
 //! `PREFIX{separator}NAME`, converted in one batch (so that names stay distinct and within 64
 //! characters after the target's sanitising), with the way back from each injected name to its
 //! source and original name. Rebuilt only when a source's tools change.
+//!
+//! With `tool_grouping = "namespace"`, the Responses tools are converted per source instead, under
+//! their own names, each in its source's namespace (OpenAI's `namespace` tool): a call names both,
+//! and is routed by both (`Injected::by_namespace`). Their key in the gateway (the name the rest of
+//! it routes, pins and counts by) is still `NAMESPACE{separator}NAME`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -64,6 +69,17 @@ pub struct Route {
     pub converted: Converted,
     /// Its annotations say `readOnlyHint: true`.
     pub read_only: bool,
+    /// The Responses namespace it is in (`tool_grouping = "namespace"`), where it is called by
+    /// its converted name (`converted.name()`).
+    pub namespace: Option<String>,
+}
+
+/// A Responses `namespace` tool: one source's tools.
+pub struct Namespace {
+    /// Its name, the source's prefix (or name) made a valid tool name.
+    pub name: String,
+    /// What the model is told of it before it loads any of its tools.
+    pub description: String,
 }
 
 /// The injected tools for one API.
@@ -76,6 +92,73 @@ pub struct Injected {
     pub names: Vec<String>,
     /// By injected name.
     pub routes: HashMap<String, Route>,
+    /// The namespaces the tools are in (Responses with `tool_grouping = "namespace"`), none
+    /// otherwise.
+    pub namespaces: Vec<Namespace>,
+    /// For each tool (in the same order), its namespace's position in `namespaces`.
+    pub groups: Vec<Option<usize>>,
+    /// Namespace → the name a call gives within it → injected name: the way a namespaced call
+    /// is routed.
+    pub by_namespace: HashMap<String, HashMap<String, String>>,
+}
+
+impl Injected {
+    fn empty() -> Injected {
+        Injected {
+            tools: Vec::new(),
+            raw: Vec::new(),
+            names: Vec::new(),
+            routes: HashMap::new(),
+            namespaces: Vec::new(),
+            groups: Vec::new(),
+            by_namespace: HashMap::new(),
+        }
+    }
+
+    /// The tools as a request that sends them all writes them: each in its namespace, when
+    /// they are in namespaces (`/v1/tools` shows this).
+    pub fn listing(&self) -> Vec<Value> {
+        if self.namespaces.is_empty() {
+            return self.tools.clone();
+        }
+        let mut listing: Vec<Value> = Vec::new();
+        let mut placed: Vec<Option<usize>> = vec![None; self.namespaces.len()];
+        for (tool, group) in self.tools.iter().zip(&self.groups) {
+            let Some(group) = *group else {
+                listing.push(tool.clone());
+                continue;
+            };
+            let at = *placed[group].get_or_insert_with(|| {
+                let namespace = &self.namespaces[group];
+                listing.push(serde_json::json!({
+                    "type": "namespace",
+                    "name": namespace.name,
+                    "description": namespace.description,
+                    "tools": [],
+                }));
+                listing.len() - 1
+            });
+            if let Some(members) = listing[at]["tools"].as_array_mut() {
+                members.push(tool.clone());
+            }
+        }
+        listing
+    }
+
+    /// The injected name a call of `name` in `namespace` stands for, if it is one of these.
+    pub fn namespaced(&self, namespace: &str, name: &str) -> Option<&str> {
+        self.by_namespace
+            .get(namespace)?
+            .get(name)
+            .map(String::as_str)
+    }
+
+    /// The namespace and the name within it that an injected name is called by, when it is in
+    /// a namespace.
+    pub fn call_name(&self, injected: &str) -> Option<(&str, &str)> {
+        let route = self.routes.get(injected)?;
+        Some((route.namespace.as_deref()?, route.converted.name()))
+    }
 }
 
 /// The injected tools for every API the gateway serves, as of one generation of the sources:
@@ -84,27 +167,46 @@ pub struct Catalog {
     /// The sources' generation it was built from.
     pub generation: u64,
     batch: Batch,
+    /// Each source's tools under their own names, when Responses tools go in namespaces.
+    grouped: Option<Grouped>,
     chat: OnceLock<Injected>,
     responses: OnceLock<Injected>,
     anthropic: OnceLock<Injected>,
 }
 
 impl Catalog {
-    /// Gathers every source's tools, to be converted per target.
-    pub fn build(sources: &[Source], separator: &str, generation: u64) -> Catalog {
+    /// Gathers every source's tools, to be converted per target; with `namespaces`, the
+    /// Responses tools go in one namespace per source.
+    pub fn build(
+        sources: &[Source],
+        separator: &str,
+        generation: u64,
+        namespaces: bool,
+    ) -> Catalog {
         let mut batch = Batch::default();
+        let mut grouped = Grouped {
+            separator: separator.to_owned(),
+            sources: Vec::new(),
+        };
         for (index, source) in sources.iter().enumerate() {
-            batch.add(
-                index,
-                source.name(),
-                source.prefix(),
-                separator,
-                &source.tools(),
-            );
+            let tools = source.tools();
+            batch.add(index, source.name(), source.prefix(), separator, &tools);
+            if namespaces {
+                let prefix = source.prefix();
+                let namespace = if prefix.is_empty() {
+                    source.name()
+                } else {
+                    prefix
+                };
+                grouped
+                    .sources
+                    .push((index, namespace_name(namespace), tools));
+            }
         }
         Catalog {
             generation,
             batch,
+            grouped: namespaces.then_some(grouped),
             chat: OnceLock::new(),
             responses: OnceLock::new(),
             anthropic: OnceLock::new(),
@@ -120,7 +222,10 @@ impl Catalog {
             _ => (&self.chat, Target::ChatCompletions),
         };
         cell.get_or_init(|| {
-            let injected = self.batch.convert(target);
+            let injected = match (&self.grouped, target) {
+                (Some(grouped), Target::Responses) => grouped.convert(),
+                _ => self.batch.convert(target),
+            };
             tracing::info!(target = %target, tools = injected.tools.len(), "injected tools converted");
             injected
         })
@@ -194,6 +299,133 @@ impl Batch {
     }
 }
 
+/// Each source's tools under their own names, to be converted per source into its namespace.
+struct Grouped {
+    separator: String,
+    /// Source position, namespace name, tools.
+    sources: Vec<(usize, String, Arc<Vec<Value>>)>,
+}
+
+impl Grouped {
+    /// The Responses tools, one batch per source (names are distinct within a namespace, and
+    /// kept as the server gives them wherever they are valid), each in its namespace; sources
+    /// that share a namespace share it, the first one's tool winning a name.
+    fn convert(&self) -> Injected {
+        let mut all = Injected::empty();
+        for (source, namespace, tools) in &self.sources {
+            let mut origin = HashMap::with_capacity(tools.len());
+            for tool in tools.iter() {
+                if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                    let read_only =
+                        tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true));
+                    origin.insert(
+                        name.to_owned(),
+                        Origin {
+                            source: *source,
+                            original: name.to_owned(),
+                            read_only,
+                        },
+                    );
+                }
+            }
+            let batch = Value::Array(tools.as_ref().clone());
+            let converted = injected_for(&batch, &origin, Target::Responses);
+            let group = match all.namespaces.iter().position(|n| &n.name == namespace) {
+                Some(at) => at,
+                None => {
+                    all.namespaces.push(Namespace {
+                        name: namespace.clone(),
+                        description: String::new(),
+                    });
+                    all.namespaces.len() - 1
+                }
+            };
+            let Injected {
+                tools,
+                raw,
+                names,
+                mut routes,
+                ..
+            } = converted;
+            for ((tool, raw), name) in tools.into_iter().zip(raw).zip(names) {
+                let key = format!("{namespace}{}{name}", self.separator);
+                let Some(mut route) = routes.remove(&name) else {
+                    continue;
+                };
+                if all.routes.contains_key(&key) {
+                    tracing::warn!(
+                        namespace = %namespace,
+                        tool = %name,
+                        "left out: another source already gives this tool in this namespace"
+                    );
+                    continue;
+                }
+                route.namespace = Some(namespace.clone());
+                all.by_namespace
+                    .entry(namespace.clone())
+                    .or_default()
+                    .insert(name, key.clone());
+                all.tools.push(tool);
+                all.raw.push(raw);
+                all.names.push(key.clone());
+                all.groups.push(Some(group));
+                all.routes.insert(key, route);
+            }
+        }
+        for (at, namespace) in all.namespaces.iter_mut().enumerate() {
+            let members: Vec<&str> = all
+                .names
+                .iter()
+                .zip(&all.groups)
+                .filter(|(_, group)| **group == Some(at))
+                .filter_map(|(key, _)| all.routes.get(key).map(|route| route.converted.name()))
+                .collect();
+            namespace.description = describe(&namespace.name, &members);
+        }
+        all
+    }
+}
+
+/// What a namespace says of itself: whose tools, how many, and the first names (a namespace's
+/// tools are unseen until loaded, so the names are what a search is written from).
+fn describe(namespace: &str, members: &[&str]) -> String {
+    const NAMED: usize = 12;
+    let mut names = members
+        .iter()
+        .take(NAMED)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if members.len() > NAMED {
+        names.push_str(&format!(" and {} more", members.len() - NAMED));
+    }
+    format!(
+        "The tools of the `{namespace}` MCP server ({} tools): {names}.",
+        members.len()
+    )
+}
+
+/// A source's prefix made a namespace's name: the characters OpenAI takes in a tool's name
+/// (`a-zA-Z0-9_-`, others made `_`), at most 64.
+fn namespace_name(prefix: &str) -> String {
+    let name: String = prefix
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if name.is_empty() {
+        "tools".to_owned()
+    } else {
+        name
+    }
+}
+
 /// Where an injected name comes from, before conversion.
 struct Origin {
     source: usize,
@@ -211,12 +443,7 @@ fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target)
         Err(err) => {
             // Lenient conversion of an array only fails on input that is not tools at all.
             tracing::error!("converting the injected tools for {target} failed: {err}");
-            return Injected {
-                tools: Vec::new(),
-                raw: Vec::new(),
-                names: Vec::new(),
-                routes: HashMap::new(),
-            };
+            return Injected::empty();
         }
     };
     for rejected in &conversion.rejected {
@@ -248,14 +475,18 @@ fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target)
                 source: origin.source,
                 converted,
                 read_only: origin.read_only,
+                namespace: None,
             },
         );
     }
+    let groups = vec![None; names.len()];
     Injected {
         tools,
         raw,
         names,
         routes,
+        groups,
+        ..Injected::empty()
     }
 }
 
@@ -286,7 +517,7 @@ mod tests {
             source("github_search", json!([tool("issues")])),
             source("gitlab", json!([tool("search.issues")])),
         ];
-        let catalog = Catalog::build(&sources, "_", 1);
+        let catalog = Catalog::build(&sources, "_", 1, false);
         let names: Vec<&str> = catalog
             .for_target(Target::ChatCompletions)
             .tools
@@ -342,7 +573,7 @@ mod tests {
         if let Source::Tools { prefix, .. } = &mut second {
             prefix.clear();
         }
-        let catalog = Catalog::build(&[first, second], "__", 1);
+        let catalog = Catalog::build(&[first, second], "__", 1, false);
         assert_eq!(catalog.for_target(Target::ChatCompletions).tools.len(), 1);
         assert_eq!(
             catalog.for_target(Target::ChatCompletions).routes["echo"].source,

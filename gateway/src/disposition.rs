@@ -1,7 +1,6 @@
 //! What happens to a call the model makes, decided once per call, as rmcp's router resolves a
 //! name to one route before the call.
 
-use crate::discovery::SEARCH_TOOL;
 use crate::injection::Injection;
 
 /// Who answers a call.
@@ -40,7 +39,11 @@ impl Injection {
         if !self.runs {
             return Disposition::Client;
         }
-        if name == SEARCH_TOOL && self.discovery.is_some() {
+        if self
+            .discovery
+            .as_ref()
+            .is_some_and(|discovery| discovery.is_search(name))
+        {
             return Disposition::Search;
         }
         match self.needs_approval(name) {

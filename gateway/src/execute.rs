@@ -69,8 +69,10 @@ async fn execute(
         if !arguments_are_an_object(&call.arguments) {
             return not_an_object(call);
         }
-        if let (Some(discovery), crate::discovery::SEARCH_TOOL) =
-            (&injection.discovery, call.name.as_str())
+        if let Some(discovery) = injection
+            .discovery
+            .as_ref()
+            .filter(|discovery| discovery.is_search(&call.name))
         {
             return discovery.answer(&call.arguments);
         }

@@ -151,7 +151,7 @@ impl Gateway {
 
     /// The tools injected for `target` (Chat Completions or Responses), in their wire form.
     pub fn tools(&self, target: Target) -> Vec<Value> {
-        self.inner.catalog().for_target(target).tools.clone()
+        self.inner.catalog().for_target(target).listing()
     }
 
     /// Each MCP server's health: name, transport, state, tools, restarts, pid.
@@ -313,6 +313,7 @@ impl GatewayBuilder {
             &sources,
             &config.separator,
             generation.load(Ordering::Acquire),
+            config.tool_grouping == crate::config::ToolGrouping::Namespace,
         );
         let inner = Inner {
             telemetry: crate::telemetry::Telemetry::new(config.trace_content),
@@ -362,6 +363,7 @@ impl Inner {
                 &self.sources,
                 &self.config.separator,
                 generation,
+                self.config.tool_grouping == crate::config::ToolGrouping::Namespace,
             ));
             tracing::info!(
                 generation,

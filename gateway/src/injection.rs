@@ -3,6 +3,7 @@
 //! one request carries, all but the pinned and found ones), and what each injected name stands
 //! for. Built once per request, before its first round.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -12,9 +13,11 @@ use serde_json::{Map, Value};
 use tooldef::Target;
 
 use crate::adhoc::Adhoc;
-use crate::catalog::{Catalog, Injected, Route, Source};
+use crate::api::Api;
+use crate::catalog::{Catalog, Injected, Namespace, Route, Source};
+use crate::config::DiscoveryMode;
 use crate::config::RequireApproval;
-use crate::discovery::{Discovery, SEARCH_TOOL};
+use crate::discovery::{Candidate, Discovery, SEARCH_TOOL};
 use crate::error::ApiError;
 use crate::gateway::Inner;
 use crate::mcp_tool::McpEntry;
@@ -42,6 +45,9 @@ pub(crate) struct Injection {
     /// The sources (by position) whose tools this request would get but which are down: their
     /// tools are not sent, and calls to them are answered "not running".
     pub down: Vec<usize>,
+    /// The prompt-caching breakpoint put on the last injected tool (Anthropic upstreams with
+    /// `anthropic_cache_tools`).
+    pub cache: Option<tooldef::targets::CacheControl>,
 }
 
 impl Injection {
@@ -77,20 +83,66 @@ impl Injection {
                 .is_none_or(|discovery| discovery.sends(name))
     }
 
-    /// The injected tools a round carries, each with its name, in the upstream's API's form
-    /// (serialised once per catalog): the search tool first when there is one, then the
-    /// injected tools this request sends.
-    pub fn wire_tools(&self) -> impl Iterator<Item = (&str, &RawValue)> {
-        let search = self
-            .discovery
-            .iter()
-            .map(|discovery| (SEARCH_TOOL, &*discovery.definition));
-        let injected = std::iter::once(self.injected())
-            .chain(self.adhoc.iter().map(|adhoc| &adhoc.injected))
-            .flat_map(|injected| injected.names.iter().zip(&injected.raw))
-            .filter(|(name, _)| self.sends(name))
-            .map(|(name, raw)| (name.as_str(), &**raw));
-        search.chain(injected).filter(|_| self.active)
+    /// The injected tools a round carries, in the upstream's API's form: the search tool first
+    /// when there is one, then the injected tools this request sends (all of them, or `only`
+    /// that one for a round forced to call it). Each is serialised once per catalog; what is
+    /// written per request is only what differs per request: a deferred tool's
+    /// `defer_loading`, and the `namespace` tools (`tool_grouping = "namespace"`) holding the
+    /// tools sent, at the place of their first.
+    pub fn wire_tools(&self, only: Option<&str>) -> Vec<Cow<'_, RawValue>> {
+        if !self.active {
+            return Vec::new();
+        }
+        enum Slot<'a> {
+            Tool(Cow<'a, RawValue>),
+            Group(usize),
+        }
+        let mut slots = Vec::new();
+        if let Some(discovery) = &self.discovery
+            && only.is_none_or(|only| only == SEARCH_TOOL)
+        {
+            slots.push(Slot::Tool(Cow::Borrowed(&*discovery.definition)));
+        }
+        let catalog = self.injected();
+        let mut members: Vec<Vec<Cow<'_, RawValue>>> = vec![Vec::new(); catalog.namespaces.len()];
+        let sources = std::iter::once((catalog, true))
+            .chain(self.adhoc.iter().map(|adhoc| (&adhoc.injected, false)));
+        for (injected, grouped) in sources {
+            for (at, (name, raw)) in injected.names.iter().zip(&injected.raw).enumerate() {
+                if only.is_some_and(|only| only != name) || !self.sends(name) {
+                    continue;
+                }
+                let raw = match &self.discovery {
+                    Some(discovery) if discovery.defers(name) => Cow::Owned(deferred(raw)),
+                    _ => Cow::Borrowed(&**raw),
+                };
+                match injected
+                    .groups
+                    .get(at)
+                    .copied()
+                    .flatten()
+                    .filter(|_| grouped)
+                {
+                    Some(group) => {
+                        if members[group].is_empty() {
+                            slots.push(Slot::Group(group));
+                        }
+                        members[group].push(raw);
+                    }
+                    None => slots.push(Slot::Tool(raw)),
+                }
+            }
+        }
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Tool(raw) => raw,
+                Slot::Group(group) => Cow::Owned(namespace_tool(
+                    &catalog.namespaces[group],
+                    &std::mem::take(&mut members[group]),
+                )),
+            })
+            .collect()
     }
 
     /// Whether an injected tool's server is down.
@@ -247,9 +299,11 @@ impl Inner {
     /// [`Outgoing`](crate::body::Outgoing)): those of the servers its `mcp` tools name, as they
     /// filter them, or all when it has none; but not those whose names the client's tools take,
     /// and none when the request's `tool_choice` forbids calls (`forbidden`); refuses more tools
-    /// than the API takes.
+    /// than the API takes. `client` is the client's API: the provider's search is for a
+    /// Responses client of a Responses upstream, whose conversation carries its items both ways.
     pub fn inject(
         &self,
+        client_api: Api,
         target: Target,
         request: &Map<String, Value>,
         entries: &[McpEntry],
@@ -287,7 +341,11 @@ impl Inner {
             adhoc,
             discovery: None,
             down: Vec::new(),
+            cache: None,
         };
+        if target == Target::Anthropic {
+            injection.cache = self.config.anthropic_cache_tools.cache_control();
+        }
         if forbidden {
             return Ok(injection);
         }
@@ -368,25 +426,34 @@ impl Inner {
             (api, configured) => api.or(configured),
         };
         if let Some(limit) = limit.filter(|limit| total > *limit) {
-            injection.discovery = Some(self.discovery(&injection, client.len(), limit)?);
+            let provider = self.config.discovery == DiscoveryMode::Provider
+                && target == Target::Responses
+                && client_api == Api::Responses
+                && self.executes();
+            injection.discovery =
+                Some(self.discovery(&injection, client.len(), limit, provider)?);
         }
         Ok(injection)
     }
 
     /// The search for a request whose tools are more than `limit`: its pinned tools are sent,
-    /// with the search tool, and as many found ones as there is room for.
+    /// with the search tool, and as many found ones as there is room for; with the provider's
+    /// search (`provider`), every tool is sent, the pinned ones loaded and the others deferred,
+    /// and only the loaded ones count against `limit`.
     fn discovery(
         &self,
         injection: &Injection,
         client: usize,
         limit: usize,
+        provider: bool,
     ) -> Result<Discovery, ApiError> {
-        let injected = std::iter::once(injection.injected())
-            .chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
+        let catalog = injection.injected();
+        let injected =
+            std::iter::once(catalog).chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
         let mut pinned = std::collections::HashSet::new();
         let mut candidates = Vec::new();
         for injected in injected {
-            for (name, tool) in injected.names.iter().zip(&injected.tools) {
+            for (at, (name, tool)) in injected.names.iter().zip(&injected.tools).enumerate() {
                 if !injection.offers(name) || injection.is_down(name) {
                     continue;
                 }
@@ -401,13 +468,31 @@ impl Inner {
                 if pin {
                     pinned.insert(name.clone());
                 } else {
-                    candidates.push((name.clone(), tool.clone()));
+                    let namespace = injected
+                        .groups
+                        .get(at)
+                        .copied()
+                        .flatten()
+                        .filter(|_| std::ptr::eq(injected, catalog))
+                        .map(|group| &injected.namespaces[group])
+                        .map(|namespace| (namespace.name.clone(), namespace.description.clone()));
+                    candidates.push(Candidate {
+                        name: name.clone(),
+                        tool: tool.clone(),
+                        namespace,
+                    });
                 }
             }
         }
-        // The client's tools, the pinned ones, the search tool, and at least one found.
+        if provider && client + pinned.len() == 0 && !candidates.is_empty() {
+            // A request whose tools are all deferred is refused (Anthropic says so; OpenAI's
+            // loaded tools are what the model starts from): one stays loaded.
+            pinned.insert(candidates.remove(0).name);
+        }
+        // The client's tools, the pinned ones, the search tool, and (with the gateway's search)
+        // at least one found.
         let fixed = client + pinned.len() + 1;
-        if fixed >= limit {
+        if fixed + usize::from(!provider) > limit {
             return Err(ApiError::invalid(
                 format!(
                     "This request would carry {} tools ({client} of yours and {} injected by the \
@@ -427,13 +512,220 @@ impl Inner {
             pinned = pinned.len(),
             searchable = candidates.len(),
             limit,
+            provider,
             "more tools than a request carries: sending the pinned ones and the search tool"
         );
         Ok(Discovery::new(
             injection.target,
+            provider,
             pinned,
             candidates,
-            limit - fixed,
+            limit.saturating_sub(fixed),
         ))
+    }
+}
+
+/// A tool's wire form with `defer_loading: true` first: written into the serialised tool rather
+/// than converting every tool twice (deferred and not), since which tools a request defers is
+/// the request's (its pinned tools are loaded).
+fn deferred(raw: &RawValue) -> Box<RawValue> {
+    let text = raw.get();
+    let rest = text.strip_prefix('{').unwrap_or(text).trim_start();
+    let written = if rest.starts_with('}') {
+        format!("{{\"defer_loading\":true{rest}")
+    } else {
+        format!("{{\"defer_loading\":true,{rest}")
+    };
+    RawValue::from_string(written).unwrap_or_else(|_| raw.to_owned())
+}
+
+/// A Responses `namespace` tool holding `members` (function tools, already serialised).
+fn namespace_tool(namespace: &Namespace, members: &[Cow<'_, RawValue>]) -> Box<RawValue> {
+    let mut written = format!(
+        "{{\"type\":\"namespace\",\"name\":{},\"description\":{},\"tools\":[",
+        Value::from(namespace.name.as_str()),
+        Value::from(namespace.description.as_str())
+    );
+    for (k, member) in members.iter().enumerate() {
+        if k > 0 {
+            written.push(',');
+        }
+        written.push_str(member.get());
+    }
+    written.push_str("]}");
+    RawValue::from_string(written).expect("a namespace of serialised tools is JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tooldef::ToolSet;
+
+    use super::*;
+    use crate::body::Outgoing;
+
+    fn source(name: &str, tools: &[&str]) -> Source {
+        let tools = tools
+            .iter()
+            .map(|tool| json!({"name": tool, "description": format!("{tool}."), "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
+            .collect();
+        Source::Tools {
+            name: name.to_owned(),
+            prefix: name.to_owned(),
+            set: ToolSet::builder().build().unwrap(),
+            listed: Arc::new(tools),
+        }
+    }
+
+    fn injection(catalog: Arc<Catalog>, target: Target) -> Injection {
+        Injection {
+            catalog,
+            target,
+            active: true,
+            runs: true,
+            conflicts: Vec::new(),
+            offered: None,
+            approval: HashSet::new(),
+            adhoc: Vec::new(),
+            discovery: None,
+            down: Vec::new(),
+            cache: None,
+        }
+    }
+
+    fn written(tools: Vec<Cow<'_, RawValue>>) -> Vec<Value> {
+        tools
+            .iter()
+            .map(|raw| serde_json::from_str(raw.get()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn the_providers_search_sends_namespaces_deferred_but_the_pinned_and_a_client_search() {
+        let sources = [
+            source("github", &["create_issue", "merge_pull_request"]),
+            source("example", &["get_time"]),
+        ];
+        let catalog = Arc::new(Catalog::build(&sources, "__", 1, true));
+        let injected = catalog.for_target(Target::Responses);
+        let candidates = injected
+            .names
+            .iter()
+            .zip(&injected.tools)
+            .zip(&injected.groups)
+            .filter(|((name, _), _)| !name.starts_with("example"))
+            .map(|((name, tool), group)| {
+                let namespace = &injected.namespaces[group.unwrap()];
+                Candidate {
+                    name: name.clone(),
+                    tool: tool.clone(),
+                    namespace: Some((namespace.name.clone(), namespace.description.clone())),
+                }
+            })
+            .collect();
+        let mut injection = injection(catalog.clone(), Target::Responses);
+        injection.discovery = Some(Discovery::new(
+            Target::Responses,
+            true,
+            HashSet::from(["example__get_time".to_owned()]),
+            candidates,
+            0,
+        ));
+        let tools = written(injection.wire_tools(None));
+        assert_eq!(tools.len(), 3, "{tools:#?}");
+        assert_eq!(
+            (&tools[0]["type"], &tools[0]["execution"]),
+            (&json!("tool_search"), &json!("client"))
+        );
+        assert_eq!(tools[1]["type"], "namespace");
+        assert_eq!(tools[1]["name"], "github");
+        let members = tools[1]["tools"].as_array().unwrap();
+        assert_eq!(members.len(), 2);
+        assert!(members.iter().all(|tool| tool["defer_loading"] == true));
+        assert_eq!(members[1]["name"], "merge_pull_request");
+        assert_eq!(tools[2]["name"], "example");
+        assert!(
+            tools[2]["tools"][0].get("defer_loading").is_none(),
+            "the pinned tool is loaded"
+        );
+        // A round forced to one tool carries that tool alone, in its namespace.
+        let only = written(injection.wire_tools(Some("github__merge_pull_request")));
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0]["tools"].as_array().unwrap().len(), 1);
+
+        // The search answers with the tools it loads, in their namespace.
+        let discovery = injection.discovery.as_ref().unwrap();
+        assert!(discovery.is_search(crate::discovery::PROVIDER_SEARCH));
+        assert!(!discovery.is_search(SEARCH_TOOL));
+        let outcome = discovery.answer(r#"{"query": "merge a pull request"}"#);
+        let call = tooldef::calls::ToolCall {
+            id: "ts_1".to_owned(),
+            name: crate::discovery::PROVIDER_SEARCH.to_owned(),
+            arguments: String::new(),
+        };
+        let item = crate::discovery::tool_search_output(&call, &outcome);
+        assert_eq!(item["type"], "tool_search_output");
+        assert_eq!(item["call_id"], "ts_1");
+        assert_eq!(item["tools"][0]["type"], "namespace");
+        assert_eq!(item["tools"][0]["name"], "github");
+        assert_eq!(
+            item["tools"][0]["tools"][0]["name"], "merge_pull_request",
+            "{item:#}"
+        );
+        assert!(item["tools"][0]["tools"][0].get("defer_loading").is_none());
+        let none = discovery.answer(r#"{"q": 1}"#);
+        assert!(none.is_error);
+        assert_eq!(
+            crate::discovery::tool_search_output(&call, &none)["tools"],
+            json!([])
+        );
+    }
+
+    #[test]
+    fn the_last_tool_an_anthropic_upstream_gets_carries_the_cache_breakpoint() {
+        let catalog = Arc::new(Catalog::build(
+            &[source("github", &["create_issue", "get_me"])],
+            "__",
+            1,
+            false,
+        ));
+        let request =
+            json!({"tools": [{"name": "lookup_order", "input_schema": {"type": "object"}}]});
+        let request = request.as_object().unwrap();
+        let outgoing = |injection: &Injection| {
+            serde_json::to_value(Outgoing {
+                request,
+                conversation: None,
+                tool_choice: None,
+                only: None,
+                tool_name: |tool| tool.get("name").and_then(Value::as_str),
+                injection,
+            })
+            .unwrap()
+        };
+        let mut cached = injection(catalog.clone(), Target::Anthropic);
+        cached.cache = crate::config::CacheTools::OneHour.cache_control();
+        let tools = outgoing(&cached)["tools"].as_array().unwrap().clone();
+        assert_eq!(tools.len(), 3);
+        assert_eq!(
+            tools[2]["cache_control"],
+            json!({"type": "ephemeral", "ttl": "1h"})
+        );
+        assert_eq!(tools[2]["name"], "github__get_me");
+        assert!(
+            tools[..2]
+                .iter()
+                .all(|tool| tool.get("cache_control").is_none())
+        );
+        let mut cached = injection(catalog.clone(), Target::Anthropic);
+        cached.cache = crate::config::CacheTools::FiveMinutes.cache_control();
+        assert_eq!(
+            outgoing(&cached)["tools"][2]["cache_control"],
+            json!({"type": "ephemeral"})
+        );
+        // Off by default: nothing is added.
+        let plain = injection(catalog, Target::Anthropic);
+        let tools = outgoing(&plain)["tools"].as_array().unwrap().clone();
+        assert!(tools.iter().all(|tool| tool.get("cache_control").is_none()));
     }
 }

@@ -50,6 +50,7 @@ mod mcp_connector;
 mod mcp_items;
 mod mcp_tool;
 mod metrics;
+mod namespacing;
 pub mod oauth;
 mod remote;
 mod rounds;
@@ -63,7 +64,10 @@ mod translate;
 mod upstream;
 
 pub use api::Api;
-pub use config::{Config, ConfigError, Mode, OAuthGrant, ServerConfig, ServerOAuth};
+pub use config::{
+    CacheTools, Config, ConfigError, DiscoveryMode, Mode, OAuthGrant, ServerConfig, ServerOAuth,
+    ToolGrouping,
+};
 pub use gateway::{Gateway, GatewayBuilder, StartError};
 pub use remote::{ConnectFailure, RemoteServer, parse_header};
 pub use upstream::KEY_HEADER;

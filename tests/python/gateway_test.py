@@ -307,6 +307,11 @@ def start_everything():
     # 5 x github-mcp-server's 117 tools, the example server's 11 (pinned) and server-everything's.
     corpus = [arg for k in range(1, 6) for arg in mcp(f"gh{k}", BIN["corpus_server"], BIN["corpus"])]
     GATEWAYS["many"] = Gateway("many", [*corpus, *example, *everything, "--pin", "example"])
+    # The same tools given as OpenAI's own mechanism gives them: a namespace per server, deferred
+    # beside a client-executed tool_search the gateway answers (Responses), prefixes and the
+    # gateway's search elsewhere.
+    GATEWAYS["many-ns"] = Gateway("many-ns", [*corpus, *example, *everything, "--pin", "example",
+                                              "--tool-grouping", "namespace", "--discovery", "provider"])
     GATEWAYS["grow"] = Gateway("grow", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow"))
     # The same, but its listings say they are fresh for 300 ms and it announces nothing.
     GATEWAYS["stale"] = Gateway("stale", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow",
@@ -1708,7 +1713,17 @@ SEARCH_TOOL = "tooldef_search_tools"
 # Not on Messages, for the same reason: all 600 tools go to an Anthropic upstream, no search.
 @every_api("tool_search_over_600_tools", timeout=60, apis=(CHAT, RESPONSES))
 def _(api, stream, t):
-    gw = gateway("many")
+    search_over_600_tools(api, stream, t, gateway("many"))
+
+
+# A Chat Completions upstream has neither namespaces nor deferral: the gateway told to use the
+# provider's mechanisms keeps its prefixes and its own search there.
+@every_api("tool_search_over_600_tools_chat_keeps_the_gateways_search", timeout=60, apis=(CHAT,))
+def _(api, stream, t):
+    search_over_600_tools(api, stream, t, gateway("many-ns"))
+
+
+def search_over_600_tools(api, stream, t, gw):
     listed = [api.def_name(d) for d in gw.tools(api.target)["data"]]
     check(len(listed) >= 500, f"the gateway has {len(listed)} tools, not 500 or more")
     search_id, call_id = f"call_s_{t.tag}", f"call_c_{t.tag}"
@@ -1732,6 +1747,65 @@ def _(api, stream, t):
     check("- gh2__create_pull_request: " in found, f"the search's answer: {short(found)}")
     check("gh2__create_pull_request" in sent[1], f"the found tool is not in the next round's tools: {sent[1]}")
     result = results_by_id(api, entries[2]["body"]).get(call_id, "")
+    check(result.startswith("create_pull_request called with"), f"the found tool's result: {short(result)}")
+    check(t.marker in result, f"the call's arguments did not reach the server: {short(result)}")
+
+
+def namespaces_of(body):
+    """The namespace tools of a Responses request, by name."""
+    return {tool["name"]: tool for tool in body.get("tools", []) if tool.get("type") == "namespace"}
+
+
+# The provider's mechanism on a Responses upstream: one namespace per server, every tool but the
+# pinned ones deferred, and a client-executed tool_search whose tool_search_call the gateway
+# answers from its own index with a tool_search_output (both sent back in the next rounds), then
+# a namespaced call, routed by namespace and name and sent back with its namespace. The scripted
+# upstream refuses a request that breaks the documented rules (a call without its namespace, a
+# search without its output, more than 128 loaded tools, every function deferred).
+@every_api("tool_search_over_600_tools_provider_namespaces", timeout=60, apis=(RESPONSES,))
+def _(api, stream, t):
+    gw = gateway("many-ns")
+    listed = gw.tools(api.target)["data"]
+    check({"gh2", "example"} <= {tool.get("name") for tool in listed}, f"/v1/tools lists no namespaces: {short(listed)}")
+    search_id, call_id = f"ts_{t.tag}", f"call_c_{t.tag}"
+    pr = {"owner": "octo", "repo": "hello", "title": t.marker, "head": "feature", "base": "main"}
+    turns = [
+        {"calls": [{"tool_search": True, "arguments": {"query": "create a pull request"}, "id": search_id}]},
+        {"calls": [{"namespace": "gh2", "name": "create_pull_request", "arguments": pr, "id": call_id}]},
+        {"content": "done: {tool_results}"},
+    ]
+    reply = create(api, gw.client(), api.start(t.marker, turns), stream)
+    eq(reply.calls, [], "tool calls the client got")
+    check(reply.text.startswith("done: "), f"the answer: {short(reply.text)}")
+    check("gh2.create_pull_request" in reply.text, f"the search's loaded tools are not among the results: {short(reply.text)}")
+    entries = upstream_log(t.marker, api.path)
+    eq(len(entries), 3, "requests the upstream received (search, call, answer)")
+    bodies = [entry["body"] for entry in entries]
+    for k, body in enumerate(bodies):
+        tools = body["tools"]
+        searches = [tool for tool in tools if tool.get("type") == "tool_search"]
+        eq([s.get("execution") for s in searches], ["client"], f"request {k + 1}'s tool_search tools")
+        check(SEARCH_TOOL not in upstream_tool_names(api, entries[k]), f"request {k + 1} carried the gateway's own search tool")
+        namespaces = namespaces_of(body)
+        check({"gh1", "gh2", "gh5", "example", "everything"} <= set(namespaces), f"request {k + 1}'s namespaces: {sorted(namespaces)}")
+        check(all(m.get("defer_loading") is True for m in namespaces["gh2"]["tools"]), f"request {k + 1}: gh2's tools are not all deferred")
+        check(all("defer_loading" not in m for m in namespaces["example"]["tools"]), f"request {k + 1}: the pinned server's tools are deferred")
+        check(any(m["name"] == "create_pull_request" for m in namespaces["gh2"]["tools"]), f"request {k + 1}: gh2 lacks create_pull_request")
+        check(len(tools) <= 128, f"request {k + 1} carried {len(tools)} tools")
+    eq(bodies[1]["tools"], bodies[0]["tools"], "the tools of the second round (unchanged, for the prompt cache)")
+    eq(bodies[2]["tools"], bodies[0]["tools"], "the tools of the third round")
+    items = {item.get("type"): item for item in bodies[1]["input"] if item.get("type") in ("tool_search_call", "tool_search_output")}
+    eq(items.get("tool_search_call", {}).get("call_id"), search_id, "the tool_search_call sent back")
+    output = items.get("tool_search_output", {})
+    eq(output.get("call_id"), search_id, "the tool_search_output's call_id")
+    loaded = {tool["name"]: [m["name"] for m in tool.get("tools", [])] for tool in output.get("tools", []) if tool.get("type") == "namespace"}
+    check("create_pull_request" in loaded.get("gh2", []), f"the search's tool_search_output: {short(output)}")
+    check(all("defer_loading" not in m for tool in output.get("tools", []) for m in tool.get("tools", [])), "a loaded tool is deferred")
+    calls = [item for item in bodies[2]["input"] if item.get("type") == "function_call"]
+    eq([(c.get("namespace"), c.get("name"), c.get("call_id")) for c in calls], [("gh2", "create_pull_request", call_id)],
+       "the function call sent back (with its namespace)")
+    check(any(item.get("type") == "tool_search_output" for item in bodies[2]["input"]), "the third round lacks the tool_search_output")
+    result = results_by_id(api, bodies[2]).get(call_id, "")
     check(result.startswith("create_pull_request called with"), f"the found tool's result: {short(result)}")
     check(t.marker in result, f"the call's arguments did not reach the server: {short(result)}")
 

@@ -89,6 +89,25 @@ pub struct Config {
     /// (`github__create_issue`), or a server's name for all of its tools.
     #[serde(default)]
     pub pinned: Vec<String>,
+    /// How a Responses upstream is given the servers' tools: under `SERVER__TOOL` names
+    /// (`prefix`, the default, what every upstream takes) or in one `namespace` tool per server
+    /// with the tools under their own names (OpenAI's own grouping). Chat Completions and
+    /// Messages have no namespaces: they always get prefixes.
+    #[serde(default)]
+    pub tool_grouping: ToolGrouping,
+    /// Who searches when there are more tools than a request carries: the gateway's own
+    /// `tooldef_search_tools` function (`gateway`, the default, which works on every upstream),
+    /// or the provider's mechanism (`provider`): on a Responses upstream serving a Responses
+    /// client, the tools are sent deferred (`defer_loading`) beside a client-executed
+    /// `tool_search` tool whose calls the gateway answers from its own index. Elsewhere the
+    /// gateway's search is used.
+    #[serde(default)]
+    pub discovery: DiscoveryMode,
+    /// Anthropic prompt caching of the tools: `cache_control` on the last tool a Messages
+    /// upstream gets (after the injected ones), so that the tools are read from the cache in the
+    /// next requests. `off` (the default), `5m` (Anthropic's default lifetime) or `1h`.
+    #[serde(default)]
+    pub anthropic_cache_tools: CacheTools,
     /// How long a stopping gateway (SIGTERM, Ctrl-C) lets the conversations in flight finish,
     /// in seconds; streams still running then end with an error event.
     #[serde(default = "default_shutdown_grace")]
@@ -128,6 +147,83 @@ impl std::str::FromStr for Mode {
         }
     }
 }
+
+/// How a Responses upstream is given the injected tools.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolGrouping {
+    /// `SERVER__TOOL` function names, on every upstream.
+    #[default]
+    Prefix,
+    /// One Responses `namespace` tool per server, its tools under their own names; prefixes on
+    /// the APIs that have no namespaces.
+    Namespace,
+}
+
+/// Who finds tools when a request has more than it may carry.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiscoveryMode {
+    /// The gateway's own search function, `tooldef_search_tools`, on every upstream.
+    #[default]
+    Gateway,
+    /// The provider's deferred loading with a client-executed tool search the gateway answers
+    /// (Responses upstream and client); the gateway's search elsewhere.
+    Provider,
+}
+
+/// Anthropic prompt caching of the tools a Messages upstream gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum CacheTools {
+    /// No `cache_control` is added.
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// `{"type": "ephemeral"}`: Anthropic's default lifetime, 5 minutes.
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// `{"type": "ephemeral", "ttl": "1h"}`.
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheTools {
+    /// The `cache_control` it puts on the last tool, if any.
+    pub fn cache_control(self) -> Option<tooldef::targets::CacheControl> {
+        use tooldef::targets::{CacheControl, CacheTtl};
+        match self {
+            CacheTools::Off => None,
+            CacheTools::FiveMinutes => Some(CacheControl { ttl: None }),
+            CacheTools::OneHour => Some(CacheControl {
+                ttl: Some(CacheTtl::OneHour),
+            }),
+        }
+    }
+}
+
+/// `FromStr` for a setting's words, as the command line's flags give them; an unknown word is
+/// refused with the words there are.
+macro_rules! from_words {
+    ($type:ty, $what:literal, $($word:literal => $value:expr),+) => {
+        impl std::str::FromStr for $type {
+            type Err = String;
+
+            fn from_str(s: &str) -> Result<$type, String> {
+                match s {
+                    $($word => Ok($value),)+
+                    other => {
+                        let words: Vec<String> = [$($word),+].iter().map(|w| format!("`{w}`")).collect();
+                        Err(format!("unknown {} `{other}`: expected {}", $what, words.join(" or ")))
+                    }
+                }
+            }
+        }
+    };
+}
+
+from_words!(ToolGrouping, "tool grouping", "prefix" => ToolGrouping::Prefix, "namespace" => ToolGrouping::Namespace);
+from_words!(DiscoveryMode, "discovery", "gateway" => DiscoveryMode::Gateway, "provider" => DiscoveryMode::Provider);
+from_words!(CacheTools, "tool caching", "off" => CacheTools::Off, "5m" => CacheTools::FiveMinutes, "1h" => CacheTools::OneHour);
 
 /// A server's default for calls that a request's `mcp` tool does not settle.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -298,6 +394,9 @@ impl Config {
             allowed_server_urls: Vec::new(),
             max_tools: None,
             pinned: Vec::new(),
+            tool_grouping: ToolGrouping::default(),
+            discovery: DiscoveryMode::default(),
+            anthropic_cache_tools: CacheTools::default(),
             shutdown_grace_secs: default_shutdown_grace(),
             otlp_endpoint: None,
             trace_content: false,

@@ -294,3 +294,50 @@ fn oauth_secrets_come_from_the_environment_when_the_server_starts() {
         "{err}"
     );
 }
+
+#[test]
+fn grouping_discovery_and_caching_read_with_their_defaults() {
+    let config = Config::from_toml("upstream = \"http://127.0.0.1:1/v1\"").unwrap();
+    assert_eq!(
+        (
+            config.tool_grouping,
+            config.discovery,
+            config.anthropic_cache_tools
+        ),
+        (
+            ToolGrouping::Prefix,
+            DiscoveryMode::Gateway,
+            CacheTools::Off
+        )
+    );
+    assert_eq!(config.anthropic_cache_tools.cache_control(), None);
+    let config = Config::from_toml(
+        r#"
+        upstream = "http://127.0.0.1:1/v1"
+        tool_grouping = "namespace"
+        discovery = "provider"
+        anthropic_cache_tools = "1h"
+        "#,
+    )
+    .unwrap();
+    assert_eq!(config.tool_grouping, ToolGrouping::Namespace);
+    assert_eq!(config.discovery, DiscoveryMode::Provider);
+    assert_eq!(
+        serde_json::to_value(config.anthropic_cache_tools.cache_control()).unwrap(),
+        serde_json::json!({"type": "ephemeral", "ttl": "1h"})
+    );
+    assert_eq!(
+        serde_json::to_value("5m".parse::<CacheTools>().unwrap().cache_control()).unwrap(),
+        serde_json::json!({"type": "ephemeral"})
+    );
+    assert_eq!(
+        "prefixes".parse::<ToolGrouping>().unwrap_err(),
+        "unknown tool grouping `prefixes`: expected `prefix` or `namespace`"
+    );
+    assert!(
+        Config::from_toml("upstream = \"http://x/v1\"\ndiscovery = \"openai\"")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown variant `openai`")
+    );
+}

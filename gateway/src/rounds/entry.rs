@@ -104,7 +104,7 @@ async fn run<A: ClientApi>(
     let (kept, unread) = read_kept::<A>(&inner, &request).await.map_err(fail)?;
     let forbidden = request.get("tool_choice").is_some_and(A::forbids_calls);
     let injection = inner
-        .inject(target, &request, &entries, adhoc, forbidden)
+        .inject(A::API, target, &request, &entries, adhoc, forbidden)
         .map_err(fail)?;
     let mut api = A::prepare(Prepare {
         inner: &inner,

@@ -18,6 +18,7 @@ use super::lean::WithoutTools;
 use super::{Upstream, informative_headers, passthrough};
 use crate::api::Api;
 use crate::body::Outgoing;
+use crate::catalog::Catalog;
 use crate::error::ApiError;
 use crate::gateway::Inner;
 use crate::store::{Kept, KeptStore, Key, Store};
@@ -106,6 +107,20 @@ pub struct Sent {
     link: Link,
     answer: reqwest::Response,
     translated: Option<ir::Request>,
+    /// The request's catalog, when the upstream's calls come namespaced (`crate::namespacing`).
+    namespaced: Option<Arc<Catalog>>,
+}
+
+/// The catalog whose Responses tools are in namespaces, when `body` goes to a Responses upstream
+/// in them.
+fn namespaced(link: Link, body: &Outgoing<'_>) -> Option<Arc<Catalog>> {
+    let catalog = &body.injection.catalog;
+    (link.upstream == Api::Responses
+        && !catalog
+            .for_target(tooldef::Target::Responses)
+            .namespaces
+            .is_empty())
+    .then(|| catalog.clone())
 }
 
 impl Upstream {
@@ -123,12 +138,27 @@ impl Upstream {
         headers: &HeaderMap,
         body: &Outgoing<'_>,
     ) -> Result<Sent, ApiError> {
+        let namespaced = namespaced(link, body);
         if !link.translated() {
-            let answer = self.post_json(link.upstream.path(), headers, body).await?;
+            let answer = match &namespaced {
+                // Written whole first, to put back the namespaces of the calls in it.
+                Some(catalog) => {
+                    let mut written = match serde_json::to_value(body) {
+                        Ok(Value::Object(written)) => written,
+                        _ => serde_json::Map::new(),
+                    };
+                    let injected = catalog.for_target(tooldef::Target::Responses);
+                    crate::namespacing::restore(&mut written, injected);
+                    self.post_json(link.upstream.path(), headers, &written)
+                        .await?
+                }
+                None => self.post_json(link.upstream.path(), headers, body).await?,
+            };
             return Ok(Sent {
                 link,
                 answer,
                 translated: None,
+                namespaced,
             });
         }
         let mut request = translate::read_request(link.client, &body.without_injected())
@@ -153,6 +183,7 @@ impl Upstream {
             .map_err(|refusal| refused(link, refusal))?;
         let injected: Vec<Value> = body
             .injected()
+            .iter()
             .filter_map(|raw| serde_json::from_str(raw.get()).ok())
             .collect();
         if !injected.is_empty() {
@@ -163,6 +194,12 @@ impl Upstream {
                 }
             }
         }
+        if let Some(catalog) = &namespaced {
+            crate::namespacing::restore(
+                &mut written,
+                catalog.for_target(tooldef::Target::Responses),
+            );
+        }
         let headers = credentials(link, headers.clone());
         let answer = self
             .post_json(link.upstream.path(), &headers, &written)
@@ -171,6 +208,7 @@ impl Upstream {
             link,
             answer,
             translated: Some(request),
+            namespaced,
         })
     }
 }
@@ -229,9 +267,12 @@ impl Sent {
         let bytes = self.answer.bytes().await.map_err(|err| {
             ApiError::upstream(format!("The upstream's answer broke off: {err}")).answer(client)
         })?;
-        let reply = read(self.link.upstream, &bytes).map_err(|err| {
+        let mut reply = read(self.link.upstream, &bytes).map_err(|err| {
             ApiError::upstream(format!("The upstream's answer is not JSON: {err}")).answer(client)
         })?;
+        if let Some(catalog) = &self.namespaced {
+            crate::namespacing::flatten(&mut reply, catalog.for_target(tooldef::Target::Responses));
+        }
         let Some(request) = self.translated else {
             return Ok(reply);
         };
@@ -260,6 +301,7 @@ impl Sent {
             pending: VecDeque::new(),
             done: false,
             inner,
+            namespaced: self.namespaced,
         };
         Box::pin(futures_util::stream::unfold(state, Reading::next))
     }
@@ -311,6 +353,8 @@ struct Reading {
     pending: VecDeque<Value>,
     done: bool,
     inner: Arc<Inner>,
+    /// The request's catalog, when the upstream's calls come namespaced.
+    namespaced: Option<Arc<Catalog>>,
 }
 
 /// A stream in the upstream's API read and written in the client's.
@@ -336,7 +380,7 @@ impl Reading {
                     if event.data.trim() == "[DONE]" {
                         continue;
                     }
-                    let value = match read(self.link.upstream, event.data.as_bytes()) {
+                    let mut value = match read(self.link.upstream, event.data.as_bytes()) {
                         Ok(value) => value,
                         Err(err) => {
                             self.done = true;
@@ -344,6 +388,12 @@ impl Reading {
                             return Some((failed(why), self));
                         }
                     };
+                    if let Some(catalog) = &self.namespaced {
+                        crate::namespacing::flatten(
+                            &mut value,
+                            catalog.for_target(tooldef::Target::Responses),
+                        );
+                    }
                     let Some(translation) = &mut self.translation else {
                         return Some((Ok(value), self));
                     };

@@ -303,6 +303,8 @@ mod tests {
                 call_id: "QZidzsG6PoI5ZLuNmhOHungR4U3wNWgi".into(),
                 name: "get_weather".into(),
                 arguments: r#"{"city": "Lisbon", "days": 1}"#.into(),
+                namespace: None,
+                tool_search: false,
             }],
             cut,
         }
@@ -395,6 +397,8 @@ mod tests {
                 call_id: call_id.into(),
                 name: "get_weather".into(),
                 arguments: "{".into(),
+                namespace: None,
+                tool_search: false,
             }],
             cut: true,
         };

@@ -354,6 +354,8 @@ mod tests {
             call_id: id.into(),
             name: "get_weather".into(),
             arguments: arguments.into(),
+            namespace: None,
+            tool_search: false,
         }
     }
 

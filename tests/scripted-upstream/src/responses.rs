@@ -87,6 +87,7 @@ async fn respond(app: &App, body: &Bytes) -> Result<Response, ApiError> {
     let names = validate::tools(OpenAi::Responses, request.get("tools"))?;
     validate::tool_choice(OpenAi::Responses, &request, names.as_deref())?;
     validate::responses_items(&conversation, input_start)?;
+    validate::responses_namespaces(request.get("tools"), &conversation)?;
 
     let situation = situation(
         &conversation,
@@ -165,7 +166,7 @@ fn is_user_message(item: &Value) -> bool {
 
 fn is_assistant_turn(item: &Value) -> bool {
     match item_type(item) {
-        "function_call" => true,
+        "function_call" | "tool_search_call" => true,
         "message" => role(item) == Some("assistant"),
         _ => false,
     }
@@ -191,8 +192,12 @@ pub fn situation(items: &[Value], tools: Vec<String>, tool_choice: Option<&Value
         turn: runs(after.iter().map(is_assistant_turn)),
         tool_results: after
             .iter()
-            .filter(|item| item_type(item) == "function_call_output")
-            .map(|item| ToolResult::text(content_text(&item["output"], None, "")))
+            .filter_map(|item| match item_type(item) {
+                "function_call_output" => Some(content_text(&item["output"], None, "")),
+                "tool_search_output" => Some(validate::loaded_names(item).join(", ")),
+                _ => None,
+            })
+            .map(ToolResult::text)
             .collect(),
         tools,
         tool_choice_none: tool_choice.and_then(Value::as_str) == Some("none"),
@@ -237,14 +242,7 @@ impl Item {
                 "role": "assistant",
                 "content": [output_text(text)],
             }),
-            Item::Call { id, call } => json!({
-                "id": id,
-                "type": "function_call",
-                "status": status,
-                "call_id": call.call_id,
-                "name": call.name,
-                "arguments": call.arguments,
-            }),
+            Item::Call { id, call } => call_item(id, call, status, &call.arguments),
         }
     }
 
@@ -258,16 +256,37 @@ impl Item {
                 "role": "assistant",
                 "content": [],
             }),
-            Item::Call { id, call } => json!({
-                "id": id,
-                "type": "function_call",
-                "status": "in_progress",
-                "call_id": call.call_id,
-                "name": call.name,
-                "arguments": "",
-            }),
+            Item::Call { id, call } => call_item(id, call, "in_progress", ""),
         }
     }
+}
+
+/// A call's item: a `function_call` (with its `namespace` when it has one), or a client-executed
+/// `tool_search_call`, whose `arguments` are an object.
+fn call_item(id: &str, call: &Call, status: &str, arguments: &str) -> Value {
+    if call.tool_search {
+        let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or_else(|_| json!({}));
+        return json!({
+            "id": id,
+            "type": "tool_search_call",
+            "status": status,
+            "call_id": call.call_id,
+            "execution": "client",
+            "arguments": arguments,
+        });
+    }
+    let mut item = json!({
+        "id": id,
+        "type": "function_call",
+        "status": status,
+        "call_id": call.call_id,
+        "name": call.name,
+        "arguments": arguments,
+    });
+    if let Some(namespace) = &call.namespace {
+        item["namespace"] = json!(namespace);
+    }
+    item
 }
 
 pub fn output_text(text: &str) -> Value {
@@ -402,6 +421,8 @@ pub fn events(base: Value, items: &[Item], finished: Value, cut: bool) -> Vec<By
                     with(json!({"part": output_text(text)})),
                 );
             }
+            // A tool search's arguments come whole, in its item.
+            Item::Call { call, .. } if call.tool_search => {}
             Item::Call { call, .. } => {
                 for piece in sse::pieces(&call.arguments, ARGUMENTS_PIECE) {
                     events.push(
@@ -469,6 +490,8 @@ mod tests {
                 call_id: "call_1".into(),
                 name: "get_weather".into(),
                 arguments: r#"{"city":"Lisbon"}"#.into(),
+                namespace: None,
+                tool_search: false,
             }],
             cut: false,
         };
@@ -545,6 +568,8 @@ mod tests {
                 call_id: "call_1".into(),
                 name: "get_weather".into(),
                 arguments: r#"{"city": "Lisbon", "days":"#.into(),
+                namespace: None,
+                tool_search: false,
             }],
             cut: true,
         };

@@ -12,7 +12,8 @@
 //!
 //! ```text
 //! {"content": "text with {tool_results}, {tool_errors} or {tools}",
-//!  "calls": [{"name": "f", "arguments": {…} | "arguments_raw": "{\"a\": 1", "id": "call_1"}],
+//!  "calls": [{"name": "f", "arguments": {…} | "arguments_raw": "{\"a\": 1", "id": "call_1",
+//!             "namespace": "ns"} | {"tool_search": true, "arguments": {…}, "id": "ts_1"}],
 //!  "finish": "length",
 //!  "error": {"status": 529, "body": {…}, "mid_stream": true},
 //!  "delay_ms": 0, "stream_delay_ms": 0}
@@ -25,6 +26,8 @@
 //!   "length"`, Responses `status: "incomplete"` (`incomplete_details.reason:
 //!   "max_output_tokens"`), Messages `stop_reason: "max_tokens"`; the output tokens are the
 //!   request's limit when it gives one. With `arguments_raw` a call carries those partial arguments.
+//! - `namespace` and `tool_search` are Responses' (a namespaced `function_call`, a client-executed
+//!   `tool_search_call`); the other APIs have neither and write the call as a plain one.
 //! - `error`: the provider fails with this status and body (the API's own error shape when `body` is
 //!   absent). With `mid_stream`, a streamed Messages request gets its 200 and the turn's content and
 //!   calls, then an `error` event where the rest would be; the OpenAI APIs, whose streams have no
@@ -85,7 +88,16 @@ pub enum Finish {
 #[derive(Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptedCall {
-    pub name: String,
+    /// The function called; absent for a `tool_search`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Responses: the namespace of the function called (`function_call.namespace`).
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Responses: a client-executed tool search (`tool_search_call`, its `arguments` the
+    /// search's) instead of a function call.
+    #[serde(default)]
+    pub tool_search: bool,
     /// Any JSON value, sent compactly serialised as the arguments string.
     #[serde(default, deserialize_with = "present")]
     pub arguments: Option<Value>,
@@ -258,6 +270,10 @@ pub struct Call {
     pub call_id: String,
     pub name: String,
     pub arguments: String,
+    /// Responses: the function's namespace.
+    pub namespace: Option<String>,
+    /// Responses: a `tool_search_call` (execution `client`) rather than a function call.
+    pub tool_search: bool,
 }
 
 impl Reply {
@@ -372,17 +388,25 @@ fn reply(turn: Turn, situation: &Situation, new_call_id: fn() -> String) -> Resu
                 (Some(_), Some(_)) => {
                     return Err(format!(
                         "Invalid SCRIPT: the call of '{}' has both 'arguments' and 'arguments_raw'",
-                        call.name
+                        call.name.as_deref().unwrap_or("tool_search")
                     ));
                 }
                 (Some(value), None) => value.to_string(),
                 (None, Some(raw)) => raw,
                 (None, None) => "{}".to_owned(),
             };
+            if call.tool_search == call.name.is_some() {
+                return Err(
+                    "Invalid SCRIPT: a call has a 'name', or is a 'tool_search', not both nor neither"
+                        .to_owned(),
+                );
+            }
             Ok(Call {
                 call_id: call.id.unwrap_or_else(new_call_id),
-                name: call.name,
+                name: call.name.unwrap_or_default(),
                 arguments,
+                namespace: call.namespace,
+                tool_search: call.tool_search,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -467,7 +491,7 @@ mod tests {
         let script = find_script(text).unwrap().unwrap();
         assert_eq!(script.len(), 2);
         assert_eq!(script[0].content.as_deref(), Some("hi"));
-        assert_eq!(script[1].calls[0].name, "a");
+        assert_eq!(script[1].calls[0].name.as_deref(), Some("a"));
         assert_eq!(find_script("no script here").unwrap(), None);
     }
 
@@ -481,6 +505,16 @@ mod tests {
         );
         assert!(plan_(&both).is_err());
         assert!(plan_(&situation("SCRIPT: [{\"error\": {\"status\": 7}}]", 0)).is_err());
+        let nameless = situation("SCRIPT: [{\"calls\": [{\"arguments\": {}}]}]", 0);
+        assert!(plan_(&nameless).is_err());
+        let search = situation(
+            "SCRIPT: [{\"calls\": [{\"tool_search\": true, \"arguments\": {\"query\": \"pr\"}, \"id\": \"ts\"}, {\"name\": \"f\", \"namespace\": \"gh\"}]}]",
+            0,
+        );
+        let calls = reply(plan_(&search).unwrap()).calls;
+        assert!(calls[0].tool_search && calls[0].name.is_empty());
+        assert_eq!(calls[0].arguments, r#"{"query":"pr"}"#);
+        assert_eq!(calls[1].namespace.as_deref(), Some("gh"));
     }
 
     #[test]
@@ -493,7 +527,9 @@ mod tests {
             Call {
                 call_id: "call_x".into(),
                 name: "add".into(),
-                arguments: r#"{"a":1,"b":[2]}"#.into()
+                arguments: r#"{"a":1,"b":[2]}"#.into(),
+                namespace: None,
+                tool_search: false,
             }
         );
         assert_eq!(first.calls[1].arguments, "{oops");

@@ -72,10 +72,17 @@ pub fn tools(api: OpenAi, tools: Option<&Value>) -> Result<Option<Vec<String>>, 
             Some("tools".into()),
         ));
     }
+    if api == OpenAi::Responses {
+        deferral(tools)?;
+    }
     let mut names = Vec::with_capacity(tools.len());
     for (i, tool) in tools.iter().enumerate() {
         match tool.get("type") {
             Some(Value::String(kind)) if kind == "function" => {}
+            Some(Value::String(kind)) if kind == "namespace" && api == OpenAi::Responses => {
+                namespace(&format!("tools[{i}]"), tool)?;
+                continue;
+            }
             Some(Value::String(_)) => continue,
             None => return Err(ApiError::missing(&format!("tools[{i}].type"))),
             Some(other) => {
@@ -109,6 +116,235 @@ pub fn tools(api: OpenAi, tools: Option<&Value>) -> Result<Option<Vec<String>>, 
         }
     }
     Ok(Some(names))
+}
+
+/// Whether a function tool is deferred (`defer_loading: true`).
+fn deferred(tool: &Value) -> bool {
+    tool.get("defer_loading") == Some(&Value::Bool(true))
+}
+
+/// A Responses `namespace` tool (`namespace_tool_param.py`): a valid `name`, a `description`, and
+/// `tools` of functions (or custom tools) with valid names, distinct within it.
+fn namespace(param: &str, tool: &Value) -> Result<(), ApiError> {
+    match tool.get("name") {
+        Some(Value::String(name)) if valid_tool_name(name) => {}
+        Some(Value::String(_)) => {
+            return Err(ApiError::invalid(
+                format!(
+                    "Invalid '{param}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."
+                ),
+                Some(format!("{param}.name")),
+            ));
+        }
+        _ => return Err(ApiError::missing(&format!("{param}.name"))),
+    }
+    if !tool.get("description").is_some_and(Value::is_string) {
+        return Err(ApiError::missing(&format!("{param}.description")));
+    }
+    let Some(Value::Array(members)) = tool.get("tools") else {
+        return Err(ApiError::missing(&format!("{param}.tools")));
+    };
+    let mut seen = HashSet::new();
+    for (k, member) in members.iter().enumerate() {
+        let at = format!("{param}.tools[{k}]");
+        match member.get("type").and_then(Value::as_str) {
+            Some("function" | "custom") => {}
+            _ => {
+                return Err(ApiError::invalid(
+                    format!(
+                        "Invalid '{at}.type': a namespace holds `function` and `custom` tools."
+                    ),
+                    Some(format!("{at}.type")),
+                ));
+            }
+        }
+        let name = member
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !valid_tool_name(name) {
+            return Err(ApiError::invalid(
+                format!(
+                    "Invalid '{at}.name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]{{1,64}}$'."
+                ),
+                Some(format!("{at}.name")),
+            ));
+        }
+        if !seen.insert(name) {
+            return Err(ApiError::invalid(
+                format!(
+                    "Invalid '{param}.tools': the name '{name}' is given twice in one namespace."
+                ),
+                Some(format!("{param}.tools")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Deferred loading (the tool search guide): deferred functions (top-level or in a namespace)
+/// need a `tool_search` tool to be found by, and at least one function must stay loaded; the
+/// loaded functions count against the tool limit (the deferred ones are what the search is for).
+fn deferral(tools: &[Value]) -> Result<(), ApiError> {
+    let functions = tools
+        .iter()
+        .flat_map(|tool| match tool.get("type").and_then(Value::as_str) {
+            Some("namespace") => tool
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|members| members.iter().collect::<Vec<_>>())
+                .unwrap_or_default(),
+            Some("function" | "custom") => vec![tool],
+            _ => Vec::new(),
+        });
+    let (deferred, loaded): (Vec<&Value>, Vec<&Value>) = functions.partition(|tool| deferred(tool));
+    if loaded.len() > MAX_TOOLS {
+        return Err(ApiError::invalid(
+            format!(
+                "Invalid 'tools': {} functions are loaded (not `defer_loading`), more than the {MAX_TOOLS} one request may carry.",
+                loaded.len()
+            ),
+            Some("tools".into()),
+        ));
+    }
+    if deferred.is_empty() {
+        return Ok(());
+    }
+    let search = tools
+        .iter()
+        .find(|tool| tool.get("type").and_then(Value::as_str) == Some("tool_search"));
+    let Some(search) = search else {
+        return Err(ApiError::invalid(
+            "Invalid 'tools': tools with `defer_loading` need a `tool_search` tool to be loaded by.",
+            Some("tools".into()),
+        ));
+    };
+    if !matches!(
+        search.get("execution").and_then(Value::as_str),
+        None | Some("server" | "client")
+    ) {
+        return Err(ApiError::invalid(
+            "Invalid 'tools': a `tool_search` tool's `execution` is `server` or `client`.",
+            Some("tools".into()),
+        ));
+    }
+    if loaded.is_empty() {
+        return Err(ApiError::invalid(
+            "Invalid 'tools': every function is deferred; at least one must have `defer_loading` false.",
+            Some("tools".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// The names a `tool_search_output` loads: `NAMESPACE.NAME` for a namespace's, a function's own.
+pub fn loaded_names(item: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in item
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        match tool.get("type").and_then(Value::as_str) {
+            Some("namespace") => {
+                for member in tool
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let member = member
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    names.push(format!("{name}.{member}"));
+                }
+            }
+            _ => names.push(name.to_owned()),
+        }
+    }
+    names
+}
+
+/// Responses: every `function_call` of a function in a namespace (among the request's tools, or
+/// loaded by a `tool_search_output` of the conversation) carries that `namespace`, as the API
+/// returned it, and a `namespace` a call names holds the function (vercel/ai#15193: a call sent
+/// back without its namespace is refused).
+pub fn responses_namespaces(tools: Option<&Value>, items: &[Value]) -> Result<(), ApiError> {
+    let mut top = HashSet::new();
+    let mut namespaces: Vec<(String, HashSet<String>)> = Vec::new();
+    let mut learn = |tool: &Value| {
+        let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+        match tool.get("type").and_then(Value::as_str) {
+            Some("namespace") => {
+                let members = tool
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|m| m.get("name").and_then(Value::as_str).map(str::to_owned));
+                namespaces.push((name.to_owned(), members.collect()));
+            }
+            Some("function" | "custom") => {
+                top.insert(name.to_owned());
+            }
+            _ => {}
+        }
+    };
+    for tool in tools.and_then(Value::as_array).into_iter().flatten() {
+        learn(tool);
+    }
+    for item in items
+        .iter()
+        .filter(|item| item_type(item) == "tool_search_output")
+    {
+        for tool in item
+            .get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            learn(tool);
+        }
+    }
+    for (i, item) in items.iter().enumerate() {
+        if item_type(item) != "function_call" {
+            continue;
+        }
+        let name = item.get("name").and_then(Value::as_str).unwrap_or_default();
+        match item.get("namespace").and_then(Value::as_str) {
+            Some(namespace) => {
+                let holds = namespaces
+                    .iter()
+                    .any(|(known, members)| known == namespace && members.contains(name));
+                if !holds {
+                    return Err(ApiError::invalid(
+                        format!(
+                            "Invalid 'input[{i}]': no namespace '{namespace}' with a function '{name}' among the tools."
+                        ),
+                        Some(format!("input[{i}].namespace")),
+                    ));
+                }
+            }
+            None if !top.contains(name) => {
+                if let Some((namespace, _)) = namespaces
+                    .iter()
+                    .find(|(_, members)| members.contains(name))
+                {
+                    return Err(ApiError::invalid(
+                        format!(
+                            "Missing 'input[{i}].namespace': the function call of '{name}' is of the namespace '{namespace}' and must be sent back with it."
+                        ),
+                        Some(format!("input[{i}].namespace")),
+                    ));
+                }
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }
 
 /// Checks `tool_choice` (and, for Chat, `parallel_tool_calls`) against the tools.
@@ -249,6 +485,11 @@ pub fn chat_messages(messages: &[Value]) -> Result<(), ApiError> {
     close(open)
 }
 
+/// Whether a tool search item is one the client executes (the server's are the API's own).
+fn is_client_search(item: &Value) -> bool {
+    item.get("execution").and_then(Value::as_str) != Some("server")
+}
+
 /// The item's `type`, `"message"` when absent (an easy input message).
 pub fn item_type(item: &Value) -> &str {
     item.get("type")
@@ -276,8 +517,25 @@ pub fn responses_items(items: &[Value], input_start: usize) -> Result<(), ApiErr
         }
     };
     let mut calls = HashSet::new();
+    let mut searches = HashSet::new();
     for (i, item) in items.iter().enumerate() {
         match item_type(item) {
+            "tool_search_call" if is_client_search(item) => {
+                call_id(i, item)?;
+                searches.insert(item["call_id"].as_str().unwrap_or_default());
+            }
+            "tool_search_output" if is_client_search(item) => {
+                call_id(i, item)?;
+                let id = item["call_id"].as_str().unwrap_or_default();
+                if !searches.contains(id) {
+                    return Err(ApiError::invalid(
+                        format!(
+                            "No tool search call found for tool search output with call_id {id}."
+                        ),
+                        Some("input".into()),
+                    ));
+                }
+            }
             "function_call" => {
                 call_id(i, item)?;
                 calls.insert(item["call_id"].as_str().unwrap_or_default());
@@ -308,7 +566,18 @@ pub fn responses_items(items: &[Value], input_start: usize) -> Result<(), ApiErr
                     unanswered = Some(id);
                 }
             }
-            "function_call_output" => {
+            "tool_search_call" if is_client_search(item) => {
+                let id = item["call_id"].as_str().unwrap_or_default();
+                if continues && !outputs_after.contains(id) {
+                    return Err(ApiError::invalid(
+                        format!(
+                            "No tool search output found for tool search call {id}: a client-executed search is answered with a `tool_search_output` item, and both are sent back."
+                        ),
+                        Some("input".into()),
+                    ));
+                }
+            }
+            "function_call_output" | "tool_search_output" => {
                 outputs_after.insert(item["call_id"].as_str().unwrap_or_default());
                 continues = true;
             }
@@ -540,5 +809,82 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(error.param.as_deref(), Some("input[0].call_id"));
+    }
+
+    #[test]
+    fn namespaces_deferral_and_tool_searches_are_checked() {
+        let member = |name: &str, deferred: bool| json!({"type": "function", "name": name, "parameters": {}, "defer_loading": deferred});
+        let namespace = json!({"type": "namespace", "name": "gh", "description": "GitHub.", "tools": [member("create_pr", true)]});
+        let search = json!({"type": "tool_search", "execution": "client", "parameters": {}});
+        let pinned = member("get_time", false);
+        let listed = json!([search.clone(), namespace.clone(), pinned.clone()]);
+        assert_eq!(
+            tools(OpenAi::Responses, Some(&listed)).unwrap(),
+            Some(vec!["get_time".to_owned()])
+        );
+        let all_deferred = json!([search, namespace.clone()]);
+        assert!(
+            message(tools(OpenAi::Responses, Some(&all_deferred)).map(drop))
+                .contains("at least one must have `defer_loading` false")
+        );
+        let no_search = json!([namespace.clone(), pinned]);
+        assert!(
+            message(tools(OpenAi::Responses, Some(&no_search)).map(drop))
+                .contains("need a `tool_search` tool")
+        );
+        let bad = json!([{"type": "namespace", "name": "g h", "description": "", "tools": []}]);
+        assert!(tools(OpenAi::Responses, Some(&bad)).is_err());
+
+        let searched = json!({"type": "tool_search_call", "call_id": "ts", "execution": "client", "arguments": {"query": "pr"}});
+        let loaded = json!({"type": "tool_search_output", "call_id": "ts", "execution": "client", "tools": [namespace]});
+        let call = |namespace: Option<&str>| {
+            let mut item = json!({"type": "function_call", "call_id": "c", "name": "create_pr", "arguments": "{}"});
+            if let Some(namespace) = namespace {
+                item["namespace"] = json!(namespace);
+            }
+            item
+        };
+        let user = json!({"role": "user", "content": "go"});
+        let done = json!({"type": "function_call_output", "call_id": "c", "output": "ok"});
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded.clone(),
+            call(Some("gh")),
+            done.clone(),
+        ];
+        responses_items(&items, 0).unwrap();
+        responses_namespaces(None, &items).unwrap();
+        // Sent back without its namespace, or in another: refused.
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded.clone(),
+            call(None),
+            done.clone(),
+        ];
+        assert!(
+            message(responses_namespaces(None, &items)).contains("Missing 'input[3].namespace'")
+        );
+        let items = [
+            user.clone(),
+            searched.clone(),
+            loaded,
+            call(Some("gl")),
+            done,
+        ];
+        assert!(message(responses_namespaces(None, &items)).contains("no namespace 'gl'"));
+        // A client-executed search must have its output sent back.
+        let items = [
+            user.clone(),
+            searched,
+            json!({"role": "user", "content": "and?"}),
+        ];
+        assert!(message(responses_items(&items, 0)).contains("No tool search output"));
+        let stray = [
+            user,
+            json!({"type": "tool_search_output", "call_id": "x", "tools": []}),
+        ];
+        assert!(message(responses_items(&stray, 0)).contains("No tool search call"));
     }
 }

@@ -61,8 +61,14 @@ pub async fn count_tokens(
     let forbidden = request
         .get("tool_choice")
         .is_some_and(Messages::forbids_calls);
-    let injection = match inner.inject(Api::Messages.target(), &request, &entries, adhoc, forbidden)
-    {
+    let injection = match inner.inject(
+        Api::Messages,
+        Api::Messages.target(),
+        &request,
+        &entries,
+        adhoc,
+        forbidden,
+    ) {
         Ok(injection) => injection,
         Err(err) => return fail(err),
     };

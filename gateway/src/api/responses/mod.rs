@@ -14,6 +14,7 @@ use tooldef::calls::{ToolCall, responses_function_output, responses_tool_calls};
 
 use super::{AfterCalls, Api, ClientApi, Names, Prepare};
 use crate::conversation::Budget;
+use crate::discovery;
 use crate::disposition::Disposition;
 use crate::error::ApiError;
 use crate::execute::{arguments_are_an_object, execute_within};
@@ -69,13 +70,16 @@ fn input_items(input: Option<Value>) -> Result<Vec<Value>, ApiError> {
     }
 }
 
-/// Whether an output item is a function call of one of `round`'s calls the gateway handles.
+/// Whether an output item is a function call (or a provider's `tool_search_call`) of one of
+/// `round`'s calls the gateway handles.
 fn is_gateways_item(round: &Round, item: &Value) -> bool {
-    item.get("type").and_then(Value::as_str) == Some("function_call")
-        && item
-            .get("call_id")
-            .and_then(Value::as_str)
-            .is_some_and(|id| round.is_gateways(id))
+    matches!(
+        item.get("type").and_then(Value::as_str),
+        Some("function_call" | "tool_search_call")
+    ) && item
+        .get("call_id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| round.is_gateways(id))
 }
 
 /// A reply's `output` items.
@@ -305,8 +309,16 @@ impl ClientApi for Responses {
     }
 
     fn read_reply(&self, reply: Value, injection: &Injection) -> Result<Round, String> {
-        let calls = responses_tool_calls(&reply)
+        let mut calls = responses_tool_calls(&reply)
             .map_err(|err| format!("The upstream's function calls are unreadable: {err}"))?;
+        if injection
+            .discovery
+            .as_ref()
+            .is_some_and(|discovery| discovery.is_provider())
+        {
+            // The provider's client-executed searches: the gateway's to answer.
+            calls.extend(discovery::tool_search_calls(output(&reply)));
+        }
         let shows_approvals = self.hosted.is_some();
         let calls = calls
             .into_iter()
@@ -350,7 +362,11 @@ impl ClientApi for Responses {
         let outputs: Vec<Value> = ran
             .iter()
             .map(|(call, outcome)| {
-                responses_function_output(call, &outcome.output, outcome.is_error)
+                if call.name == discovery::PROVIDER_SEARCH {
+                    discovery::tool_search_output(call, outcome)
+                } else {
+                    responses_function_output(call, &outcome.output, outcome.is_error)
+                }
             })
             .collect();
         let items: Vec<Value> = output(&round.reply).iter().map(sanitised).collect();

@@ -79,15 +79,22 @@ impl ResponsesStream {
             return *known;
         }
         let gateways = event.get("item").is_some_and(|item| {
-            item.get("type").and_then(Value::as_str) == Some("function_call")
-                && item
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .is_some_and(|name| {
-                        injection
-                            .disposition(name, api.hosted.is_some())
-                            .is_gateways()
-                    })
+            let kind = item.get("type").and_then(Value::as_str);
+            // The provider's client-executed search is the gateway's to answer and never shown.
+            (kind == Some("tool_search_call")
+                && injection
+                    .discovery
+                    .as_ref()
+                    .is_some_and(|discovery| discovery.is_provider()))
+                || kind == Some("function_call")
+                    && item
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|name| {
+                            injection
+                                .disposition(name, api.hosted.is_some())
+                                .is_gateways()
+                        })
         });
         let index = (!gateways).then(|| {
             self.shown_this_round += 1;
