@@ -14,6 +14,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod elicitable;
+mod examples;
 mod expand;
 mod families;
 mod json;
