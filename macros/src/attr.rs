@@ -69,7 +69,22 @@ pub struct ExampleEntry {
 impl syn::parse::Parse for ExampleEntry {
     fn parse(input: syn::parse::ParseStream) -> syn::Result<ExampleEntry> {
         // `type = "x"` names a parameter `r#type`: a key is a name, keywords included.
-        let key = <syn::Ident as syn::ext::IdentExt>::parse_any(input)?;
+        let key = <syn::Ident as syn::ext::IdentExt>::parse_any(input).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "each argument of an example is a parameter's name, `=` and a value: \
+                 `example(city = \"Paris\", days = 3)`",
+            )
+        })?;
+        if !input.peek(syn::Token![=]) {
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "`{key}` needs a value in an example: `{key} = …`, a Rust expression of the \
+                     parameter's type"
+                ),
+            ));
+        }
         input.parse::<syn::Token![=]>()?;
         Ok(ExampleEntry {
             key,

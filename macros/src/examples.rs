@@ -44,6 +44,7 @@ pub fn check(cx: &Ctxt, tool: &Item) {
 
 fn check_example(cx: &Ctxt, tool: &Item, example: &Example) {
     let mut given = HashSet::new();
+    let mut meant = Vec::new();
     for entry in &example.entries {
         let key = ast::unraw(&entry.key);
         if !given.insert(key.clone()) {
@@ -58,7 +59,8 @@ fn check_example(cx: &Ctxt, tool: &Item, example: &Example) {
             .iter()
             .find(|p| rust_name(p).as_ref() == Some(&key))
         else {
-            unknown_parameter(cx, tool, entry, &key);
+            // The parameter a slip was pointed to is not reported missing as well.
+            meant.extend(unknown_parameter(cx, tool, entry, &key));
             continue;
         };
         match &param.kind {
@@ -88,7 +90,7 @@ fn check_example(cx: &Ctxt, tool: &Item, example: &Example) {
         .iter()
         .filter(|p| is_required(p))
         .filter_map(rust_name)
-        .filter(|name| !given.contains(name))
+        .filter(|name| !given.contains(name) && !meant.contains(name))
         .map(|name| format!("`{name}`"))
         .collect();
     if !missing.is_empty() {
@@ -113,7 +115,8 @@ fn check_example(cx: &Ctxt, tool: &Item, example: &Example) {
 
 /// A key that names no parameter: the parameter's wire name written for its Rust name, a slip,
 /// or a name the function does not have.
-fn unknown_parameter(cx: &Ctxt, tool: &Item, entry: &ExampleEntry, key: &str) {
+/// Returns the parameter the message points to, if it points to one.
+fn unknown_parameter(cx: &Ctxt, tool: &Item, entry: &ExampleEntry, key: &str) -> Option<String> {
     let arguments: Vec<(&Param, String)> = tool
         .params
         .iter()
@@ -132,14 +135,15 @@ fn unknown_parameter(cx: &Ctxt, tool: &Item, entry: &ExampleEntry, key: &str) {
                  write `{name} = …`"
             ),
         );
-        return;
+        return Some(name.clone());
     }
     let fn_name = ast::unraw(&tool.func.sig.ident);
     let names: Vec<&str> = arguments.iter().map(|(_, name)| name.as_str()).collect();
+    let closest = crate::attr::closest(key, names.iter().copied());
     let message = if names.is_empty() {
         format!("`{fn_name}` has no parameter `{key}`, and takes no arguments from the model")
     } else {
-        let suggestion = crate::attr::closest(key, names.iter().copied())
+        let suggestion = closest
             .map(|name| format!("did you mean `{name}`? "))
             .unwrap_or_default();
         let listed: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
@@ -149,6 +153,7 @@ fn unknown_parameter(cx: &Ctxt, tool: &Item, entry: &ExampleEntry, key: &str) {
         )
     };
     cx.error_spanned_by(&entry.key, message);
+    closest.map(str::to_owned)
 }
 
 /// The parameter's Rust name, for a parameter that is a plain name.
@@ -284,19 +289,22 @@ fn skip(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
     Ok(())
 }
 
-/// The literal an example gives, seen through `Some(…)`.
-fn literal(value: &Expr) -> &Expr {
+/// The value an example gives, seen through `Some(…)` for an `Option` parameter.
+fn literal<'a>(value: &'a Expr, ty: &Type) -> &'a Expr {
     match value {
-        Expr::Group(group) => literal(&group.expr),
-        Expr::Paren(paren) => literal(&paren.expr),
-        _ => some_argument(value).map_or(value, literal),
+        Expr::Group(group) => literal(&group.expr, ty),
+        Expr::Paren(paren) => literal(&paren.expr, ty),
+        _ => match option_inner(ty) {
+            Some(inner) => some_argument(value).map_or(value, |arg| literal(arg, inner)),
+            None => value,
+        },
     }
 }
 
 /// A literal outside a bound the parameter declares: a number outside its `range`, a string
 /// whose length (in characters, as JSON Schema counts) is outside its `length`.
 fn check_bounds(cx: &Ctxt, param: &Param, key: &str, value: &Expr) {
-    let value = literal(value);
+    let value = literal(value, &param.ty);
     let given = match value {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Str(text),
@@ -309,12 +317,11 @@ fn check_bounds(cx: &Ctxt, param: &Param, key: &str, value: &Expr) {
     };
     let shown = ast::as_written(value);
     for bound in bounds(param) {
-        let (actual, unit, gives) = match (&given, bound.length) {
-            (Given::Number(n), false) => (*n, "", format!("the example gives {shown}")),
+        let (actual, gives) = match (&given, bound.length) {
+            (Given::Number(n), false) => (*n, format!("the example gives {shown}")),
             (Given::Text(chars), true) => (
                 Number::Int(*chars as i128),
-                " characters long",
-                format!("the example's {shown} is {chars}"),
+                format!("the example gives {shown} ({chars})"),
             ),
             _ => continue,
         };
@@ -334,11 +341,16 @@ fn check_bounds(cx: &Ctxt, param: &Param, key: &str, value: &Expr) {
             if order == std::cmp::Ordering::Equal || order == keeps {
                 continue;
             }
+            let limit_written = ast::as_written(limit_expr);
+            let unit = match (bound.length, limit_written.as_str()) {
+                (false, _) => "",
+                (true, "1") => " character long",
+                (true, _) => " characters long",
+            };
             cx.error_spanned_by(
                 value,
                 format!(
-                    "`{key}` must be {words}{}{unit} (its `{}`), {gives}",
-                    ast::as_written(limit_expr),
+                    "`{key}` must be {words}{limit_written}{unit} (its `{}`), {gives}",
                     bound.written
                 ),
             );
