@@ -321,7 +321,10 @@ fn check_bounds(cx: &Ctxt, param: &Param, key: &str, value: &Expr) {
             (Given::Number(n), false) => (*n, format!("the example gives {shown}")),
             (Given::Text(chars), true) => (
                 Number::Int(*chars as i128),
-                format!("the example gives {shown} ({chars})"),
+                format!(
+                    "the example gives {shown} ({chars} character{})",
+                    if *chars == 1 { "" } else { "s" }
+                ),
             ),
             _ => continue,
         };
