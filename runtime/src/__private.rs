@@ -54,10 +54,13 @@ pub struct DefinitionParts {
     pub task: bool,
     /// `#[tool(example(…))]`s: a function giving each example's arguments, run once, when the
     /// definition is made; `None` for a tool without examples, which then has no code for them.
-    pub examples: Option<fn() -> Vec<serde_json::Map<String, serde_json::Value>>>,
+    pub examples: Option<fn() -> Vec<ExampleArguments>>,
     /// `#[tool(defer_loading)]`.
     pub defer_loading: bool,
 }
+
+/// One example's arguments, as a JSON object.
+pub type ExampleArguments = serde_json::Map<String, serde_json::Value>;
 
 /// A tool's definition, made once in `cell`. One function for every tool, not generated per
 /// tool: a builder chain written out in each tool's `definition()` was 3.5 kB of debug code a
