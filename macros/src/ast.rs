@@ -158,10 +158,10 @@ impl Item {
         args: TokenStream,
         input: TokenStream,
     ) -> Option<Item> {
-        let attrs = ItemAttrs::parse(cx, kind, args);
-        let func: ItemFn = match syn::parse2(input) {
+        let mut func: ItemFn = match syn::parse2(input) {
             Ok(func) => func,
             Err(err) => {
+                ItemAttrs::parse(cx, kind, args);
                 cx.syn_error(syn::Error::new(
                     err.span(),
                     format!("#[{}] goes on a function (`fn` or `async fn`)", kind.name()),
@@ -169,6 +169,8 @@ impl Item {
                 return None;
             }
         };
+        let args = take_repeated_attributes(kind, args, &mut func.attrs);
+        let attrs = ItemAttrs::parse(cx, kind, args);
         Some(Item::from_fn(cx, kind, attrs, func, None))
     }
 
@@ -205,10 +207,16 @@ impl Item {
     fn from_fn(
         cx: &Ctxt,
         kind: Kind,
-        attrs: ItemAttrs,
+        mut attrs: ItemAttrs,
         mut func: ItemFn,
         method: Option<Method>,
     ) -> Item {
+        // An example's values are built beside the tool's type, outside the block.
+        if let Some(method) = &method {
+            for entry in attrs.examples.iter_mut().flat_map(|e| &mut e.entries) {
+                entry.value = without_self(entry.value.clone(), &method.self_ty);
+            }
+        }
         // MCP describes a resource template as a whole, so a resource's doc comment is its
         // description as written, `# Arguments` and all; a tool's and a prompt's arguments are
         // described one by one.
@@ -422,14 +430,9 @@ fn take_item_attribute(
                 TokenStream::new()
             }
         };
-        match &found {
-            Some(first) if first.kind == kind => cx.error_spanned_by(
-                &attr,
-                format!(
-                    "`#[{}]` is given twice on this method; keep one",
-                    kind.name()
-                ),
-            ),
+        match &mut found {
+            // `#[tool(example(…))] #[tool(example(…))]`: one attribute, written over several.
+            Some(first) if first.kind == kind => first.args = joined(&first.args, args),
             Some(first) => cx.error_spanned_by(
                 &attr,
                 format!(
@@ -450,6 +453,43 @@ fn take_item_attribute(
     }
     *attrs = kept;
     found
+}
+
+/// The attribute's own `args` and those of the further `#[tool(…)]` attributes of the same
+/// kind on the function, taken off it: several attributes are one, written over several (for
+/// `example(…)`s one a line), and the macro must not run again on what it gives back.
+pub fn take_repeated_attributes(
+    kind: Kind,
+    args: TokenStream,
+    attrs: &mut Vec<Attribute>,
+) -> TokenStream {
+    // Where `crate = "…"` renames tooldef, its path names the attribute too.
+    let krate = ItemAttrs::parse(&Ctxt::default(), kind, args.clone()).crate_path;
+    let mut args = args;
+    attrs.retain(|attr| {
+        if item_attribute_kind(attr.path(), krate.as_ref()) != Some(kind) {
+            return true;
+        }
+        match &attr.meta {
+            Meta::Path(_) => false,
+            Meta::List(list) => {
+                args = joined(&args, list.tokens.clone());
+                false
+            }
+            // `#[tool = …]` is left for the macro to refuse when it runs on it.
+            Meta::NameValue(_) => true,
+        }
+    });
+    args
+}
+
+/// The keys of two attributes as one list.
+fn joined(first: &TokenStream, more: TokenStream) -> TokenStream {
+    match (first.is_empty(), more.is_empty()) {
+        (_, true) => first.clone(),
+        (true, false) => more,
+        (false, false) => quote::quote!(#first, #more),
+    }
 }
 
 /// Which of tooldef's attributes `path` names: `tool`, `prompt` or `resource`, alone or after

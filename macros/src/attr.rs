@@ -45,6 +45,52 @@ pub struct ItemAttrs {
     pub size: Option<Spanned<u64>>,
     /// A resource's `annotations(audience = ["user"], priority = 0.5, last_modified = "…")`.
     pub annotations: Option<Annotations>,
+    /// Each `example(city = "Paris", days = 3)`, in the order given: example arguments, named
+    /// by the parameters' Rust names, each value a Rust expression of the parameter's type.
+    pub examples: Vec<Example>,
+    /// `defer_loading` (alone: true), `defer_loading = true|false`: the tool is loaded only when
+    /// the model searches for it (Responses, Anthropic).
+    pub defer_loading: Option<bool>,
+}
+
+/// One `example(key = value, …)` of `#[tool(…)]`.
+pub struct Example {
+    /// `example(…)` as written, for errors about the example as a whole.
+    pub tokens: TokenStream,
+    pub entries: Vec<ExampleEntry>,
+}
+
+/// `days = 3` in `example(…)`: a parameter's Rust name and a Rust expression of its type.
+pub struct ExampleEntry {
+    pub key: syn::Ident,
+    pub value: Expr,
+}
+
+impl syn::parse::Parse for ExampleEntry {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<ExampleEntry> {
+        // `type = "x"` names a parameter `r#type`: a key is a name, keywords included.
+        let key = <syn::Ident as syn::ext::IdentExt>::parse_any(input).map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "each argument of an example is a parameter's name, `=` and a value: \
+                 `example(city = \"Paris\", days = 3)`",
+            )
+        })?;
+        if !input.peek(syn::Token![=]) {
+            return Err(syn::Error::new(
+                key.span(),
+                format!(
+                    "`{key}` needs a value in an example: `{key} = …`, a Rust expression of the \
+                     parameter's type"
+                ),
+            ));
+        }
+        input.parse::<syn::Token![=]>()?;
+        Ok(ExampleEntry {
+            key,
+            value: input.parse()?,
+        })
+    }
 }
 
 /// What a `#[tool]`, `#[prompt]` or `#[resource]` makes of a function. Each has its keys in
@@ -79,7 +125,7 @@ impl Kind {
     pub const ALL: [Kind; 3] = [Kind::Tool, Kind::Prompt, Kind::Resource];
 }
 
-const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, output_schema, icon, meta, task, type_name, crate";
+const TOOL_KEYS: &str = "name, title, description, read_only, destructive, idempotent, open_world, strict, output_schema, example, defer_loading, icon, meta, task, type_name, crate";
 const PROMPT_KEYS: &str = "name, title, description, icon, meta, type_name, crate";
 const RESOURCE_KEYS: &str =
     "uri, name, title, description, mime_type, size, annotations, icon, meta, type_name, crate";
@@ -220,6 +266,34 @@ impl ItemAttrs {
                     attrs.meta.extend(entries);
                 }
                 "task" => flag(cx, &mut attrs.task, &meta)?,
+                "defer_loading" => flag(cx, &mut attrs.defer_loading, &meta)?,
+                "example" => {
+                    if !meta.input.peek(syn::token::Paren) {
+                        skip_value(&meta)?;
+                        cx.error_at(
+                            span,
+                            "`example` takes the arguments of one example in parentheses, each \
+                             parameter by its Rust name with a value of its type: \
+                             `example(city = \"Paris\", days = 3)`",
+                        );
+                        return Ok(());
+                    }
+                    let content;
+                    let parens = syn::parenthesized!(content in meta.input);
+                    let entries = syn::punctuated::Punctuated::<ExampleEntry, syn::Token![,]>::parse_terminated(&content)?;
+                    // The key and its parentheses: an error about the whole example spans
+                    // from `example` to the closing parenthesis.
+                    let mut group = proc_macro2::Group::new(
+                        proc_macro2::Delimiter::Parenthesis,
+                        TokenStream::new(),
+                    );
+                    group.set_span(parens.span.join());
+                    let tokens = quote::quote!(#key #group);
+                    attrs.examples.push(Example {
+                        tokens,
+                        entries: entries.into_iter().collect(),
+                    });
+                }
                 "uri" => set_once(cx, &mut attrs.uri, &meta, string_value(&meta)?),
                 "mime_type" => set_once(cx, &mut attrs.mime_type, &meta, string_value(&meta)?),
                 "size" => {
@@ -387,6 +461,8 @@ pub struct SerdeNames {
     pub skipped: bool,
     /// `flatten`, where it is: the field's properties are the object's own.
     pub flatten: Option<Span>,
+    /// `default` or `default = "path"`: the argument may be left out.
+    pub default: bool,
 }
 
 impl SerdeNames {
@@ -418,6 +494,9 @@ impl SerdeNames {
                 } else if meta.path.is_ident("flatten") {
                     out.flatten = Some(syn::spanned::Spanned::span(&meta.path));
                     Ok(())
+                } else if meta.path.is_ident("default") {
+                    out.default = true;
+                    skip_value(&meta)
                 } else {
                     skip_value(&meta)
                 }
@@ -430,14 +509,21 @@ impl SerdeNames {
 /// "unknown key `readonly` in #[tool(…)]: did you mean `read_only`? The keys are: …"
 fn unknown_key(key: &Path, place: &str, known: &str) -> String {
     let key = quote::quote!(#key).to_string().replace(' ', "");
-    let suggestion = known
-        .split(", ")
-        .map(|k| (k, strsim::levenshtein(&normalise(&key), &normalise(k))))
-        .filter(|&(_, d)| d <= 2)
-        .min_by_key(|&(_, d)| d)
-        .map(|(k, _)| format!("did you mean `{k}`? "))
+    let suggestion = closest(&key, known.split(", "))
+        .map(|k| format!("did you mean `{k}`? "))
         .unwrap_or_default();
     format!("unknown key `{key}` in {place}: {suggestion}the keys are: {known}")
+}
+
+/// The one of `known` that `key` is most likely a slip for (at most two edits away, case and
+/// separators aside), for a "did you mean".
+pub fn closest<'a>(key: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|k| (k, strsim::levenshtein(&normalise(key), &normalise(k))))
+        .filter(|&(_, d)| d <= 2)
+        .min_by_key(|&(_, d)| d)
+        .map(|(k, _)| k)
 }
 
 /// Case and separators do not make a different key: `readOnly`, `read-only` → `readonly`.

@@ -57,10 +57,14 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
 /// stand-in type implementing `Tool` (or `Prompt`, `Resource`), so that code using it still
 /// resolves. It never runs: the errors stop compilation.
 pub fn fallback(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
-    let item = crate::ast::strip_param_attributes(input.clone());
-    let Ok(func) = syn::parse2::<syn::ItemFn>(input) else {
-        return item;
+    let Ok(mut func) = syn::parse2::<syn::ItemFn>(input.clone()) else {
+        return crate::ast::strip_param_attributes(input);
     };
+    // Further `#[tool(…)]`s were read with this one (and reported); left on the function, they
+    // would make the macro run again.
+    let args = crate::ast::take_repeated_attributes(kind, args, &mut func.attrs);
+    crate::ast::strip_signature_attributes(&mut func.sig);
+    let item = quote!(#func);
     // A method sits in an `impl` block, where a struct or an `impl` cannot: the method alone,
     // so that our error is the only one.
     if func.sig.receiver().is_some() {
@@ -620,6 +624,8 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
     let icons = option_str(crate::mcp_attrs::icons_json(&tool.attrs.icons));
     let meta = option_str(crate::mcp_attrs::meta_json(tool));
     let task = tool.attrs.task.unwrap_or(false);
+    let examples = crate::examples::definition_field(tool, &krate);
+    let defer_loading = tool.attrs.defer_loading.unwrap_or(false);
 
     let (shown, linked) = rust_name(tool);
     let link = doc_path(&linked);
@@ -685,6 +691,8 @@ fn tool_items(tool: &Item) -> (TokenStream, TokenStream) {
                         icons: #icons,
                         meta: #meta,
                         task: #task,
+                        examples: #examples,
+                        defer_loading: #defer_loading,
                     },
                     #krate::__private::input_schema::<#args_ty>,
                     #output_schema,

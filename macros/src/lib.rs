@@ -14,6 +14,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod elicitable;
+mod examples;
 mod expand;
 mod families;
 mod json;
@@ -109,13 +110,68 @@ fn item(kind: Kind, args: TokenStream, input: TokenStream) -> TokenStream {
 /// - `strict = false`: opt out of the portability checks; the tool renders non-strict for
 ///   OpenAI and Anthropic, and maps and `serde_json::Value` are accepted.
 /// - `type_name = "…"`: the generated type's name; `crate = "path"`: a renamed `tooldef`.
+/// - `example(city = "Paris", days = 3)`, repeatable: example arguments shown to the model,
+///   below.
+/// - `defer_loading` (or `= BOOL`): the tool is loaded only when the model searches for it
+///   (`"defer_loading": true` for Responses and Anthropic, which then need a tool-search tool in
+///   the request; the other targets list it as any other tool).
 /// - `icon`, `meta`, `task`: for MCP clients, below.
+///
+/// Several `#[tool(…)]` attributes on one function (or method) are one, written over several,
+/// for examples one a line; a key that is not repeatable is still given once.
 ///
 /// Whatever a target would refuse is a compile error at the token at fault: a name a target
 /// refuses, a missing or over-long description, two arguments of one name, an unknown key (with
 /// "did you mean"), a borrowed or generic argument, and, through trait bounds, an argument type
 /// some target cannot carry (a map, `serde_json::Value`, a tuple, a 128-bit integer, a type
 /// that does not derive `Portable`).
+///
+/// # Examples of arguments
+///
+/// `example(…)` gives one example call: each key is a parameter's Rust name, each value a Rust
+/// expression of the parameter's type, so that the compiler checks it and renaming a parameter
+/// breaks the example. A string literal is taken for a `String`, and a plain value for an
+/// `Option<T>` (`Some` is added unless the value is `None` or `Some(…)`); anything else is plain
+/// Rust (`Unit::Celsius`, `vec![…]`, a constant, `Self::…` in a `#[tools]` block). Each value is
+/// written with its `Serialize` impl, under the argument's wire name (after `rename`), once,
+/// when the definition is first made; what is left out is left out (a default is not filled
+/// in). Anthropic receives them as `input_examples`, MCP as the input schema's `examples`, and
+/// the other targets at the end of the description.
+///
+/// ```
+/// use tooldef::{Target, Tool, tool};
+///
+/// /// Get the weather forecast for a city.
+/// #[tool(example(city = "Paris"), example(city = "Lisbon", days = 7, units = "imperial"))]
+/// fn forecast(
+///     city: String,
+///     #[arg(default = 3)]
+///     #[schemars(range(min = 1, max = 14))]
+///     days: u32,
+///     #[arg(rename = "unitSystem")] units: Option<String>,
+/// ) -> String {
+///     format!("{days} days of sun in {city} ({units:?})")
+/// }
+///
+/// let anthropic = Forecast.definition().to_json(Target::Anthropic).unwrap();
+/// assert_eq!(
+///     anthropic["input_examples"],
+///     serde_json::json!([
+///         {"city": "Paris"},
+///         {"city": "Lisbon", "days": 7, "unitSystem": "imperial"},
+///     ])
+/// );
+/// ```
+///
+/// The macro refuses, at the token at fault: an example without a required argument (one that
+/// is not an `Option` and has no default), a key that is no parameter (with "did you mean", and
+/// the parameter meant when the key is its wire name), a context parameter, a key given twice,
+/// and a literal outside a `range(…)` or a string literal outside a `length(…)` that the
+/// parameter's `#[schemars]`, `#[validate]` or `#[garde]` declares. A value of the wrong type is
+/// rustc's error, at the value. What only the schema can say (a `pattern`, a `format`, a value
+/// that is not a literal) is checked by `ToolSetBuilder::build`, which refuses an example the
+/// tool's schema refuses (`BuildError::InvalidExample`). Tools taking `Args<T>` take no
+/// `example`, since the macro cannot see `T`'s fields.
 ///
 /// # Parameter attributes
 ///

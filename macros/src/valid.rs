@@ -23,6 +23,7 @@ pub fn check(cx: &Ctxt, item: &Item) {
     if item.kind == Kind::Tool {
         check_name(cx, item);
         check_description(cx, item);
+        crate::examples::check(cx, item);
     }
     check_params(cx, item);
     check_argument_docs(cx, item);
@@ -660,7 +661,7 @@ pub(crate) fn option_inner(ty: &Type) -> Option<&Type> {
 }
 
 /// `Some(x)` (or `Option::Some(x)`, `std::option::Option::Some(x)`) → `x`.
-fn some_argument(expr: &Expr) -> Option<&Expr> {
+pub(crate) fn some_argument(expr: &Expr) -> Option<&Expr> {
     match expr {
         Expr::Group(group) => some_argument(&group.expr),
         Expr::Paren(paren) => some_argument(&paren.expr),

@@ -52,7 +52,15 @@ pub struct DefinitionParts {
     pub meta: Option<&'static str>,
     /// `#[tool(task)]`.
     pub task: bool,
+    /// `#[tool(example(…))]`s: a function giving each example's arguments, run once, when the
+    /// definition is made; `None` for a tool without examples, which then has no code for them.
+    pub examples: Option<fn() -> Vec<ExampleArguments>>,
+    /// `#[tool(defer_loading)]`.
+    pub defer_loading: bool,
 }
+
+/// One example's arguments, as a JSON object.
+pub type ExampleArguments = serde_json::Map<String, serde_json::Value>;
 
 /// A tool's definition, made once in `cell`. One function for every tool, not generated per
 /// tool: a builder chain written out in each tool's `definition()` was 3.5 kB of debug code a
@@ -80,7 +88,15 @@ pub fn definition(
                 ..Default::default()
             })
             .strict(parts.strict)
-            .runs_as_task(parts.task);
+            .runs_as_task(parts.task)
+            .defer_loading(parts.defer_loading);
+        for example in parts
+            .examples
+            .map(|examples| examples())
+            .unwrap_or_default()
+        {
+            builder = builder.example(example);
+        }
         if let Some(icons) = parts.icons {
             builder = builder.icons(macro_json(icons));
         }
@@ -113,6 +129,53 @@ pub trait DefaultShown {}
 // `Serialize`'s unmet bound with its list of every type that implements it.
 #[diagnostic::do_not_recommend]
 impl<T: serde::Serialize> DefaultShown for T {}
+
+/// The value of an argument in `#[tool(example(…))]`: shown to the model as JSON, so its type
+/// must serialise. Generated code calls [`ExampleArgument::example_json`] spanned at the value,
+/// so that a type without `Serialize` is this message, there.
+#[diagnostic::on_unimplemented(
+    message = "an example's value of type `{Self}` cannot be shown to the model",
+    label = "`{Self}` does not implement `Serialize`",
+    note = "tooldef sends each `example(…)` to the model as JSON, which needs `Serialize`: derive it on the argument's type, or drop the example"
+)]
+pub trait ExampleArgument {
+    /// The value as JSON.
+    fn example_json(&self) -> Result<serde_json::Value, serde_json::Error>;
+}
+// As for `DefaultShown`: this trait's message, without rustc's list of `Serialize` types.
+#[diagnostic::do_not_recommend]
+impl<T: serde::Serialize + ?Sized> ExampleArgument for T {
+    fn example_json(&self) -> Result<serde_json::Value, serde_json::Error> {
+        serde_json::to_value(self)
+    }
+}
+
+/// One `#[tool(example(…))]` as a JSON object: `named` under their wire names, in the order
+/// written, and the fields of each `#[serde(flatten)]` argument's object among them. A value
+/// whose `Serialize` impl fails (possible only for a type whose portability was not checked,
+/// `strict = false`) is a bug in the program, reported when the definition is first made.
+pub fn example_arguments(
+    named: &mut [(&'static str, Result<serde_json::Value, serde_json::Error>)],
+    flattened: &mut [Result<serde_json::Value, serde_json::Error>],
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut arguments = serde_json::Map::new();
+    for (name, value) in named.iter_mut() {
+        let value = std::mem::replace(value, Ok(serde_json::Value::Null)).unwrap_or_else(|e| {
+            panic!("the example argument `{name}` could not be written as JSON: {e}")
+        });
+        arguments.insert((*name).to_owned(), value);
+    }
+    for value in flattened.iter_mut() {
+        match std::mem::replace(value, Ok(serde_json::Value::Null)) {
+            Ok(serde_json::Value::Object(fields)) => arguments.extend(fields),
+            Ok(other) => {
+                panic!("a flattened example argument must be written as a JSON object, not {other}")
+            }
+            Err(e) => panic!("a flattened example argument could not be written as JSON: {e}"),
+        }
+    }
+    arguments
+}
 
 /// Compile-time check that a defaulted parameter's type implements [`DefaultShown`].
 pub const fn assert_default_shown<T: DefaultShown>() {}
