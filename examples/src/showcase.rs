@@ -104,7 +104,11 @@ pub struct DayForecast {
 /// * `days` - How many days to forecast.
 /// * `units` - The units of the figures.
 /// * `include_hourly` - Whether to add hourly detail.
-#[tool(read_only)]
+#[tool(
+    read_only,
+    example(city = "Lisbon"),
+    example(city = "Paris, FR", days = 7, units = Units::Imperial)
+)]
 pub fn get_weather(
     city: String,
     #[arg(default = 3)]
