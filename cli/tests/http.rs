@@ -156,7 +156,10 @@ fn call_reports_only_the_called_tool_and_quiet_only_the_result() {
     assert_eq!(status(&output), 0, "{}", stderr(&output));
     let log = stderr(&output);
     assert!(
-        log.contains("\nget_weather: rewritten: made 3 optional properties required"),
+        log.contains(
+            "\nget_weather: rewritten: moved into descriptions: `examples`; made 3 optional \
+             properties required"
+        ),
         "{log}"
     );
     for line in log.lines() {

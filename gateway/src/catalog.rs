@@ -490,6 +490,26 @@ fn injected_for(batch: &Value, origin: &HashMap<String, Origin>, target: Target)
     }
 }
 
+/// A source of `tools` (each taking a string `q`) named and prefixed `name`, for tests.
+#[cfg(test)]
+pub(crate) fn test_source(name: &str, tools: &[&str]) -> Source {
+    let tools = tools
+        .iter()
+        .map(|tool| {
+            serde_json::json!({"name": tool, "description": format!("{tool}."),
+                "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}})
+        })
+        .collect();
+    Source::Tools {
+        name: name.to_owned(),
+        prefix: name.to_owned(),
+        set: tooldef::ToolSet::builder()
+            .build()
+            .unwrap_or_else(|err| unreachable!("an empty set: {err}")),
+        listed: Arc::new(tools),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

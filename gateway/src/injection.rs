@@ -559,23 +559,11 @@ fn namespace_tool(namespace: &Namespace, members: &[Cow<'_, RawValue>]) -> Box<R
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use tooldef::ToolSet;
 
     use super::*;
     use crate::body::Outgoing;
 
-    fn source(name: &str, tools: &[&str]) -> Source {
-        let tools = tools
-            .iter()
-            .map(|tool| json!({"name": tool, "description": format!("{tool}."), "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
-            .collect();
-        Source::Tools {
-            name: name.to_owned(),
-            prefix: name.to_owned(),
-            set: ToolSet::builder().build().unwrap(),
-            listed: Arc::new(tools),
-        }
-    }
+    use crate::catalog::test_source as source;
 
     fn injection(catalog: Arc<Catalog>, target: Target) -> Injection {
         Injection {

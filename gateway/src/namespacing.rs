@@ -84,26 +84,13 @@ pub fn restore(request: &mut Map<String, Value>, injected: &Injected) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
-    use tooldef::{Target, ToolSet};
+    use tooldef::Target;
 
     use super::*;
-    use crate::catalog::{Catalog, Source};
+    use crate::catalog::Catalog;
 
-    fn source(name: &str, tools: &[&str]) -> Source {
-        let tools = tools
-            .iter()
-            .map(|tool| json!({"name": tool, "description": format!("{tool}."), "inputSchema": {"type": "object"}}))
-            .collect();
-        Source::Tools {
-            name: name.to_owned(),
-            prefix: name.to_owned(),
-            set: ToolSet::builder().build().unwrap(),
-            listed: Arc::new(tools),
-        }
-    }
+    use crate::catalog::test_source as source;
 
     #[test]
     fn calls_are_routed_by_namespace_and_name_and_go_back_with_their_namespace() {

@@ -31,6 +31,14 @@ fn lenient() -> ConvertOptions {
     }
 }
 
+/// Strict or rejected, carrying on past rejected tools.
+fn strict_on() -> ConvertOptions {
+    ConvertOptions {
+        strict: Strictness::On,
+        ..lenient()
+    }
+}
+
 fn parameters(tool: &Value, target: Target) -> Option<&Value> {
     tooldef_tests::input_schema_in(tool, target)
 }
@@ -384,11 +392,7 @@ fn an_array_without_items_is_not_strict_and_refused_under_strictness_on() {
         .map(|c| c.pointer.as_str())
         .collect();
     assert_eq!(not_strict, ["/properties/xs/items", "/properties/xy/items"]);
-    let on = ConvertOptions {
-        strict: Strictness::On,
-        lenient: true,
-        ..ConvertOptions::default()
-    };
+    let on = strict_on();
     let refused = convert(&tool, Target::ChatCompletions, &on).unwrap();
     assert!(refused.tools.is_empty());
     assert!(
@@ -573,11 +577,7 @@ fn openai_size_limits_decide_strict_through_convert() {
 fn openai_size_limits_refuse_under_strictness_on_with_the_figure() {
     let tool =
         json!({"name": "big", "description": "A big tool.", "inputSchema": many_properties(5_001)});
-    let on = ConvertOptions {
-        strict: Strictness::On,
-        lenient: true,
-        ..ConvertOptions::default()
-    };
+    let on = strict_on();
     let refused = convert(&tool, Target::Responses, &on).unwrap();
     assert!(refused.tools.is_empty());
     assert_eq!(

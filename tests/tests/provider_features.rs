@@ -18,6 +18,14 @@ use tooldef::{
     ToolSet, tool,
 };
 
+/// Why the report says `keyword` was removed, if it does.
+fn removed(report: &tooldef::report::Report, keyword: &str) -> Option<String> {
+    report.changes().iter().find_map(|c| match &c.kind {
+        ChangeKind::Removed { keyword: k, why } if k == keyword => Some(why.clone()),
+        _ => None,
+    })
+}
+
 fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
@@ -187,14 +195,7 @@ fn examples_that_do_not_fit_openai_s_description_limit_are_left_out_and_said() {
         description.ends_with("{\"key\":\"alpha\"}"),
         "{description}"
     );
-    let left_out = rendering
-        .report
-        .changes()
-        .iter()
-        .find_map(|c| match &c.kind {
-            ChangeKind::Removed { keyword, why } if keyword == "examples" => Some(why.clone()),
-            _ => None,
-        });
+    let left_out = removed(&rendering.report, "examples");
     assert_eq!(
         left_out.as_deref(),
         Some(
@@ -377,16 +378,7 @@ fn a_foreign_tool_s_examples_are_read_from_its_schema_its_meta_or_itself() {
     let first = anthropic.tools[0].to_json();
     assert!(first["input_schema"].get("examples").is_none(), "{first}");
     // The example the schema refuses is left out, with why.
-    let why = anthropic.tools[2]
-        .rendering
-        .report
-        .changes()
-        .iter()
-        .find_map(|c| match &c.kind {
-            ChangeKind::Removed { keyword, why } if keyword == "examples" => Some(why.clone()),
-            _ => None,
-        })
-        .expect("reported");
+    let why = removed(&anthropic.tools[2].rendering.report, "examples").expect("reported");
     assert!(
         why.starts_with("example 2 breaks the tool's own schema (at `/q`"),
         "{why}"
@@ -420,10 +412,7 @@ fn a_converted_batch_may_be_deferred_with_one_anthropic_tool_loaded() {
     let json = anthropic.to_json();
     assert!(json[0].get("defer_loading").is_none());
     assert_eq!(json[1]["defer_loading"], true);
-    let said = anthropic.tools[0].rendering.report.changes().iter().any(
-        |c| matches!(&c.kind, ChangeKind::Removed { keyword, .. } if keyword == "defer_loading"),
-    );
-    assert!(said);
+    assert!(removed(&anthropic.tools[0].rendering.report, "defer_loading").is_some());
 }
 
 /// A reading whose `Serialize` writes a string where its schema says a number.

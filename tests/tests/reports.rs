@@ -121,6 +121,12 @@ fn as_mcp_tool(tool: &TargetTool, json: &Value) -> Value {
     if let Some(output) = tool.output_schema() {
         mcp["outputSchema"] = Value::Object(output.clone());
     }
+    // Anthropic's examples are where MCP has them: the input schema's root `examples`.
+    if let TargetTool::Anthropic(tool) = tool
+        && !tool.input_examples.is_empty()
+    {
+        mcp["inputSchema"]["examples"] = json!(tool.input_examples);
+    }
     mcp
 }
 
