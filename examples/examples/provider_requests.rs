@@ -121,14 +121,26 @@ async fn anthropic(router: &Router) -> Value {
         .collect();
     let (routed, _) = router.answer_anthropic(&ours).await;
     let results = answer(&calls, routed, anthropic_tool_result).await;
-    // Deferred tools are found through a tool-search tool, here Anthropic's own.
-    let search = json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"});
+    // Deferred tools are found through a tool-search tool, here the caller's own: its result
+    // names the tools to load with `tool_reference` blocks (Anthropic's client-side search).
+    let search = json!({"name": "find_tools", "description": "Find the tools for a task.",
+        "input_schema": {"type": "object", "properties": {"query": {"type": "string"}},
+            "required": ["query"]}});
+    let found: Vec<Value> = calls()
+        .iter()
+        .filter(|(name, _)| showcase::toolset().definition(name).is_some())
+        .map(|(name, _)| json!({"type": "tool_reference", "tool_name": name}))
+        .collect();
     json!({
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
         "tools": std::iter::once(search).chain(tools(Target::Anthropic)).collect::<Vec<Value>>(),
         "messages": [
             {"role": "user", "content": "Plan my trip to Paris."},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_search",
+                "name": "find_tools", "input": {"query": "weather, currency, time"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_search",
+                "content": found}]},
             {"role": "assistant", "content": reply["content"]},
             anthropic_tool_results_message(results),
         ],

@@ -126,11 +126,29 @@ def check_anthropic(request):
     messages = request["messages"]
     # What the API adds to the types: the results of a turn in one user message, first in it,
     # one per tool_use of the turn before, in its order.
-    asked = [b["id"] for b in messages[1]["content"] if b["type"] == "tool_use"]
-    answered = [b.get("tool_use_id") for b in messages[2]["content"] if b["type"] == "tool_result"]
-    if answered != asked:
-        problems.append(f"the results {answered} do not answer the calls {asked} in order")
-    kinds = {c["type"] for b in messages[2]["content"] for c in b.get("content", [])}
+    for k in range(1, len(messages) - 1, 2):
+        asked = [b["id"] for b in messages[k]["content"] if b["type"] == "tool_use"]
+        answered = [b.get("tool_use_id") for b in messages[k + 1]["content"] if b["type"] == "tool_result"]
+        if answered != asked:
+            problems.append(f"the results {answered} do not answer the calls {asked} in order")
+    # A deferred tool is called only once a `tool_reference` has loaded it, and references
+    # name deferred tools of the request.
+    deferred = {t["name"] for t in request["tools"] if t.get("defer_loading")}
+    referenced = set()
+    for message in messages:
+        if not isinstance(message["content"], list):
+            continue
+        for block in message["content"]:
+            if block["type"] == "tool_use" and block["name"] in deferred and block["name"] not in referenced:
+                problems.append(f"{block['id']}: calls the deferred `{block['name']}` before a tool_reference loads it")
+            for inner in block.get("content", []) if block["type"] == "tool_result" else []:
+                if inner["type"] == "tool_reference":
+                    if inner["tool_name"] not in deferred:
+                        problems.append(f"a tool_reference to `{inner['tool_name']}`, no deferred tool of the request")
+                    referenced.add(inner["tool_name"])
+    if not referenced:
+        problems.append("no `tool_reference` block: the example should show one")
+    kinds = {c["type"] for b in messages[-1]["content"] for c in b.get("content", [])}
     for kind in ("text", "image", "document"):
         if kind not in kinds:
             problems.append(f"no `{kind}` block among the results: the example should show one")
@@ -283,10 +301,10 @@ def broken(requests):
     """The same requests with the faults a careless builder makes, which the checks must refuse:
     a check that refuses nothing proves nothing."""
     bad = json.loads(json.dumps(requests))
-    results = bad["anthropic"]["messages"][2]["content"]
+    results = bad["anthropic"]["messages"][-1]["content"]
     results[0]["bogus"] = 1
     del results[1]["tool_use_id"]
-    bad["anthropic"]["messages"][2]["content"] = results
+    bad["anthropic"]["messages"][-1]["content"] = results
     for key in ("gemini", "gemini-json"):
         parts = bad[key]["contents"][2]["parts"]
         parts[0]["functionResponse"]["response"] = "not an object"
@@ -334,7 +352,7 @@ def main():
             results = len(request["contents"][2]["parts"])
         elif key == "anthropic":
             tools = len(request["tools"])
-            results = len(request["messages"][2]["content"])
+            results = len(request["messages"][-1]["content"])
         else:
             tools = len(request["tools"])
             results = sum(i.get("type") == "function_call_output" for i in request["input"])
