@@ -756,4 +756,73 @@ mod tests {
         let tools = outgoing(&plain)["tools"].as_array().unwrap().clone();
         assert!(tools.iter().all(|tool| tool.get("cache_control").is_none()));
     }
+
+    #[test]
+    fn anthropics_search_sends_the_tools_deferred_and_itself_last_with_the_cache_breakpoint() {
+        let sources = [
+            source("github", &["create_issue", "get_me"]),
+            source("example", &["get_time"]),
+        ];
+        let catalog = Arc::new(Catalog::build(&sources, "__", 1, false));
+        let injected = catalog.for_target(Target::Anthropic);
+        let candidates = injected
+            .names
+            .iter()
+            .zip(&injected.tools)
+            .filter(|(name, _)| name.starts_with("github"))
+            .map(|(name, tool)| Candidate {
+                name: name.clone(),
+                tool: tool.clone(),
+                namespace: None,
+            })
+            .collect();
+        let mut injection = injection(catalog.clone(), Target::Anthropic);
+        injection.cache = crate::config::CacheTools::FiveMinutes.cache_control();
+        injection.discovery = Some(Discovery::new(
+            Target::Anthropic,
+            true,
+            HashSet::from(["example__get_time".to_owned()]),
+            candidates,
+            usize::MAX,
+        ));
+        let request = json!({});
+        let outgoing = |only| {
+            serde_json::to_value(Outgoing {
+                request: request.as_object().unwrap(),
+                conversation: None,
+                tool_choice: None,
+                only,
+                tool_name: |tool| tool.get("name").and_then(Value::as_str),
+                injection: &injection,
+            })
+            .unwrap()
+        };
+        let tools = outgoing(None)["tools"].as_array().unwrap().clone();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "github__create_issue",
+                "github__get_me",
+                "example__get_time",
+                SEARCH_TOOL
+            ]
+        );
+        assert!(tools[..2].iter().all(|tool| tool["defer_loading"] == true));
+        assert!(tools[2].get("defer_loading").is_none(), "pinned: loaded");
+        // The breakpoint on the last tool, the search tool: loaded, after every loaded tool.
+        assert!(tools[3].get("defer_loading").is_none());
+        assert_eq!(tools[3]["cache_control"], json!({"type": "ephemeral"}));
+        assert!(
+            tools[..3]
+                .iter()
+                .all(|tool| tool.get("cache_control").is_none())
+        );
+        assert_eq!(tools[3]["input_schema"]["type"], "object");
+        // A round forced to call one deferred tool carries it alone, loaded.
+        let forced = outgoing(Some("github__get_me"))["tools"].clone();
+        assert_eq!(forced.as_array().unwrap().len(), 1);
+        assert_eq!(forced[0]["name"], "github__get_me");
+        assert!(forced[0].get("defer_loading").is_none(), "{forced}");
+    }
 }
