@@ -233,7 +233,8 @@ pub struct GatewayArgs {
     pub tool_grouping: Option<String>,
     /// Who searches beyond the tool budget: `gateway` (its `tooldef_search_tools` function; the
     /// default) or `provider` (deferred tools and a client-executed `tool_search` the gateway
-    /// answers, for Responses clients of a Responses upstream).
+    /// answers, for Responses clients of a Responses upstream; on a Messages upstream, always,
+    /// deferred tools and the gateway's search answered with `tool_reference` blocks).
     #[arg(long, value_name = "gateway|provider")]
     pub discovery: Option<String>,
     /// Anthropic prompt caching of the tools a Messages upstream gets: `off` (the default), `5m`

@@ -9,6 +9,13 @@
 //! is answered here, from the same index, with a `tool_search_output` item that loads the
 //! matches (in their namespaces), and both items go back upstream in the next rounds, as the API
 //! requires. The tools sent do not change between rounds, so the provider's prompt cache holds.
+//!
+//! On a Messages upstream (any client API, execute mode), `discovery = "provider"` is Anthropic's
+//! client-side tool search: every tool is sent deferred but the pinned ones, beside the gateway's
+//! own search tool (a custom tool, loaded, so a request always has one), whose `tool_result`
+//! holds a `tool_reference` block per tool found, which loads that tool's definition for the
+//! model (`crate::tool_reference`). Anthropic has no tool limit, so this holds however few tools
+//! there are: deferral is what keeps them out of the context.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, OnceLock};
@@ -54,10 +61,22 @@ impl Candidate {
     }
 }
 
+/// How the tools a search finds reach the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mechanism {
+    /// The gateway's: the next rounds carry them.
+    Gateway,
+    /// Responses' deferred loading: a `tool_search_output` item loads them.
+    ToolSearch,
+    /// Anthropic's deferred loading: `tool_reference` blocks in the search's `tool_result` load
+    /// them.
+    ToolReferences,
+}
+
 /// A request's search over the tools it may use but is not sent all of.
 pub struct Discovery {
-    /// The provider's deferred loading, answered here; the gateway's search tool otherwise.
-    provider: bool,
+    /// Whether the provider's deferred loading is used, and which.
+    mechanism: Mechanism,
     /// Sent in every round (loaded, with the provider's search).
     pinned: HashSet<String>,
     /// The tools that can be found.
@@ -74,8 +93,10 @@ pub struct Discovery {
 
 impl Discovery {
     /// A search over `candidates` for a request that carries `pinned` and has room for `room`
-    /// found tools in each round; with `provider`, the provider's deferred loading and
-    /// `tool_search` (Responses), where every candidate is sent deferred.
+    /// found tools in each round; with `provider`, the provider's deferred loading, where every
+    /// candidate is sent deferred: a client-executed `tool_search` (Responses), or the gateway's
+    /// search tool answered with `tool_reference` blocks (Anthropic); the gateway's search on the
+    /// other targets.
     pub fn new(
         target: Target,
         provider: bool,
@@ -89,7 +110,12 @@ impl Discovery {
             "required": ["query"],
             "additionalProperties": false,
         });
-        let definition = if provider {
+        let mechanism = match (provider, target) {
+            (true, Target::Responses) => Mechanism::ToolSearch,
+            (true, Target::Anthropic) => Mechanism::ToolReferences,
+            _ => Mechanism::Gateway,
+        };
+        let definition = if mechanism == Mechanism::ToolSearch {
             json!({
                 "type": "tool_search",
                 "execution": "client",
@@ -100,6 +126,18 @@ impl Discovery {
                     candidates.len()
                 ),
                 "parameters": parameters,
+            })
+        } else if mechanism == Mechanism::ToolReferences {
+            json!({
+                "name": SEARCH_TOOL,
+                "description": format!(
+                    "Finds and loads tools for a task among {} deferred ones: describe what you \
+                     need to do (for example \"open a pull request\" or \"read a file\") and the \
+                     best matching tools are loaded for you to call. Search again with other \
+                     words when none fits.",
+                    candidates.len()
+                ),
+                "input_schema": parameters,
             })
         } else {
             let description = format!(
@@ -114,14 +152,18 @@ impl Discovery {
                     "type": "function", "name": SEARCH_TOOL, "description": description,
                     "parameters": parameters, "strict": true,
                 }),
+                Target::Anthropic => json!({
+                    "name": SEARCH_TOOL, "description": description, "input_schema": parameters,
+                }),
                 _ => json!({
                     "type": "function",
                     "function": {"name": SEARCH_TOOL, "description": description, "parameters": parameters, "strict": true},
                 }),
             }
         };
+        let provider = mechanism != Mechanism::Gateway;
         Discovery {
-            provider,
+            mechanism,
             pinned,
             candidates,
             index: OnceLock::new(),
@@ -132,18 +174,43 @@ impl Discovery {
         }
     }
 
-    /// Whether the provider's search is used (a `tool_search_call` is the search's call).
-    pub fn is_provider(&self) -> bool {
-        self.provider
+    /// Whether the provider's deferred loading is used (every tool is sent, most deferred).
+    fn provider(&self) -> bool {
+        self.mechanism != Mechanism::Gateway
+    }
+
+    /// Whether Responses' client-executed `tool_search` is used (a `tool_search_call` is the
+    /// search's call).
+    pub fn is_tool_search(&self) -> bool {
+        self.mechanism == Mechanism::ToolSearch
+    }
+
+    /// Whether Anthropic's `tool_reference` blocks load the tools found (the search's
+    /// `tool_result` holds them).
+    pub fn loads_by_reference(&self) -> bool {
+        self.mechanism == Mechanism::ToolReferences
     }
 
     /// Whether `name` is this search's call.
     pub fn is_search(&self, name: &str) -> bool {
-        name == if self.provider {
+        name == if self.is_tool_search() {
             PROVIDER_SEARCH
         } else {
             SEARCH_TOOL
         }
+    }
+
+    /// The tools an answer of this search named (its lines `- NAME: …`) that it loads: those
+    /// sent deferred. Read from the answer's text, which is what a client of another API keeps
+    /// of it (its `tool_result` is written from that text by the translation).
+    pub fn loaded_by(&self, answer: &str) -> Vec<String> {
+        answer
+            .lines()
+            .filter_map(|line| line.strip_prefix("- ")?.split_once(": "))
+            .map(|(name, _)| name)
+            .filter(|name| self.defers(name) && self.candidates.iter().any(|c| c.name == *name))
+            .map(str::to_owned)
+            .collect()
     }
 
     fn found(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
@@ -153,7 +220,7 @@ impl Discovery {
     /// Whether a round sends the injected tool `name`: pinned, or among the latest found; every
     /// tool with the provider's search (deferred unless pinned).
     pub fn sends(&self, name: &str) -> bool {
-        if self.provider || self.pinned.contains(name) {
+        if self.provider() || self.pinned.contains(name) {
             return true;
         }
         let found = self.found();
@@ -167,7 +234,7 @@ impl Discovery {
     /// Whether the injected tool `name` is sent deferred: with the provider's search, unless
     /// pinned.
     pub fn defers(&self, name: &str) -> bool {
-        self.provider && !self.pinned.contains(name)
+        self.provider() && !self.pinned.contains(name)
     }
 
     /// Answers a call of the search: the best matches of its query, which the next rounds
@@ -178,7 +245,7 @@ impl Discovery {
             .ok()
             .and_then(|arguments| arguments.get("query")?.as_str().map(str::to_owned));
         let Some(query) = query else {
-            let what = if self.provider {
+            let what = if self.is_tool_search() {
                 "`tool_search`"
             } else {
                 "`tooldef_search_tools`"
@@ -207,7 +274,7 @@ impl Discovery {
                 &[],
             );
         }
-        let heading = if self.provider {
+        let heading = if self.provider() {
             "These tools are loaded:"
         } else {
             "These tools are added to your tools for your next turn:"
@@ -235,10 +302,19 @@ impl Discovery {
     }
 
     /// With the provider's search, the outcome carries the tools it loads (the candidates at
-    /// `positions`, grouped in their namespaces) as its structured content.
+    /// `positions`) as its structured content: Responses' tools, grouped in their namespaces;
+    /// Anthropic's `tool_reference` blocks.
     fn loading(&self, mut outcome: CallOutcome, positions: &[usize]) -> CallOutcome {
-        if !self.provider {
-            return outcome;
+        match self.mechanism {
+            Mechanism::Gateway => return outcome,
+            Mechanism::ToolReferences => {
+                let names = positions
+                    .iter()
+                    .map(|&at| self.candidates[at].name.as_str());
+                outcome.output.structured = Some(crate::tool_reference::blocks(names));
+                return outcome;
+            }
+            Mechanism::ToolSearch => {}
         }
         let mut tools: Vec<Value> = Vec::new();
         for &position in positions {

@@ -98,10 +98,21 @@ impl Injection {
             Group(usize),
         }
         let mut slots = Vec::new();
-        if let Some(discovery) = &self.discovery
-            && only.is_none_or(|only| only == SEARCH_TOOL)
-        {
-            slots.push(Slot::Tool(Cow::Borrowed(&*discovery.definition)));
+        let search = self
+            .discovery
+            .as_ref()
+            .filter(|_| only.is_none_or(|only| only == SEARCH_TOOL))
+            .map(|discovery| Slot::Tool(Cow::Borrowed(&*discovery.definition)));
+        // Anthropic's search tool goes last: the last tool carries the prompt-caching
+        // breakpoint (`anthropic_cache_tools`), which belongs on a loaded tool, and there it
+        // caches every loaded tool before it. Elsewhere it goes first.
+        let search_last = self
+            .discovery
+            .as_ref()
+            .is_some_and(Discovery::loads_by_reference);
+        let mut search = search;
+        if !search_last {
+            slots.extend(search.take());
         }
         let catalog = self.injected();
         let mut members: Vec<Vec<Cow<'_, RawValue>>> = vec![Vec::new(); catalog.namespaces.len()];
@@ -112,8 +123,12 @@ impl Injection {
                 if only.is_some_and(|only| only != name) || !self.sends(name) {
                     continue;
                 }
+                // A round forced to call one tool carries it alone: loaded, since a request
+                // needs one loaded tool (and a deferred one nothing could load).
                 let raw = match &self.discovery {
-                    Some(discovery) if discovery.defers(name) => Cow::Owned(deferred(raw)),
+                    Some(discovery) if only.is_none() && discovery.defers(name) => {
+                        Cow::Owned(deferred(raw))
+                    }
                     _ => Cow::Borrowed(&**raw),
                 };
                 match injected
@@ -133,6 +148,7 @@ impl Injection {
                 }
             }
         }
+        slots.extend(search);
         slots
             .into_iter()
             .map(|slot| match slot {
@@ -425,13 +441,21 @@ impl Inner {
             (Some(api), Some(configured)) => Some(api.min(configured)),
             (api, configured) => api.or(configured),
         };
-        if let Some(limit) = limit.filter(|limit| total > *limit) {
-            let provider = self.config.discovery == DiscoveryMode::Provider
-                && target == Target::Responses
-                && client_api == Api::Responses
-                && self.executes();
-            injection.discovery =
-                Some(self.discovery(&injection, client.len(), limit, provider)?);
+        // The provider's deferred loading: Responses' for a Responses client only (its
+        // conversation carries the `tool_search_call` items both ways); Anthropic's for any
+        // client (its search is a tool call like the others, its references are put back into
+        // a translated request) and however few the tools, since Anthropic has no tool limit and
+        // deferral is what keeps them out of the context.
+        let provider = self.config.discovery == DiscoveryMode::Provider
+            && self.executes()
+            && match target {
+                Target::Responses => client_api == Api::Responses,
+                Target::Anthropic => true,
+                _ => false,
+            };
+        let over = limit.is_some_and(|limit| total > limit);
+        if over || (provider && target == Target::Anthropic) {
+            injection.discovery = self.discovery(&injection, client.len(), limit, provider)?;
         }
         Ok(injection)
     }
@@ -439,14 +463,15 @@ impl Inner {
     /// The search for a request whose tools are more than `limit`: its pinned tools are sent,
     /// with the search tool, and as many found ones as there is room for; with the provider's
     /// search (`provider`), every tool is sent, the pinned ones loaded and the others deferred,
-    /// and only the loaded ones count against `limit`.
+    /// and only the loaded ones count against `limit` (if there is one: Anthropic has none).
+    /// `None` when there is nothing to search (every tool pinned).
     fn discovery(
         &self,
         injection: &Injection,
         client: usize,
-        limit: usize,
+        limit: Option<usize>,
         provider: bool,
-    ) -> Result<Discovery, ApiError> {
+    ) -> Result<Option<Discovery>, ApiError> {
         let catalog = injection.injected();
         let injected =
             std::iter::once(catalog).chain(injection.adhoc.iter().map(|adhoc| &adhoc.injected));
@@ -484,15 +509,18 @@ impl Inner {
                 }
             }
         }
-        if provider && client + pinned.len() == 0 && !candidates.is_empty() {
-            // A request whose tools are all deferred is refused (Anthropic says so; OpenAI's
-            // loaded tools are what the model starts from): one stays loaded.
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        if provider && injection.target == Target::Responses && client + pinned.len() == 0 {
+            // OpenAI's loaded functions are what the model starts from: one stays loaded.
+            // (Anthropic's search tool is a loaded tool of its own.)
             pinned.insert(candidates.remove(0).name);
         }
         // The client's tools, the pinned ones, the search tool, and (with the gateway's search)
         // at least one found.
         let fixed = client + pinned.len() + 1;
-        if fixed + usize::from(!provider) > limit {
+        if let Some(limit) = limit.filter(|&limit| fixed + usize::from(!provider) > limit) {
             return Err(ApiError::invalid(
                 format!(
                     "This request would carry {} tools ({client} of yours and {} injected by the \
@@ -513,15 +541,15 @@ impl Inner {
             searchable = candidates.len(),
             limit,
             provider,
-            "more tools than a request carries: sending the pinned ones and the search tool"
+            "sending the pinned tools and a search for the others"
         );
-        Ok(Discovery::new(
+        Ok(Some(Discovery::new(
             injection.target,
             provider,
             pinned,
             candidates,
-            limit.saturating_sub(fixed),
-        ))
+            limit.map_or(usize::MAX, |limit| limit.saturating_sub(fixed)),
+        )))
     }
 }
 
@@ -715,5 +743,74 @@ mod tests {
         let plain = injection(catalog, Target::Anthropic);
         let tools = outgoing(&plain)["tools"].as_array().unwrap().clone();
         assert!(tools.iter().all(|tool| tool.get("cache_control").is_none()));
+    }
+
+    #[test]
+    fn anthropics_search_sends_the_tools_deferred_and_itself_last_with_the_cache_breakpoint() {
+        let sources = [
+            source("github", &["create_issue", "get_me"]),
+            source("example", &["get_time"]),
+        ];
+        let catalog = Arc::new(Catalog::build(&sources, "__", 1, false));
+        let injected = catalog.for_target(Target::Anthropic);
+        let candidates = injected
+            .names
+            .iter()
+            .zip(&injected.tools)
+            .filter(|(name, _)| name.starts_with("github"))
+            .map(|(name, tool)| Candidate {
+                name: name.clone(),
+                tool: tool.clone(),
+                namespace: None,
+            })
+            .collect();
+        let mut injection = injection(catalog.clone(), Target::Anthropic);
+        injection.cache = crate::config::CacheTools::FiveMinutes.cache_control();
+        injection.discovery = Some(Discovery::new(
+            Target::Anthropic,
+            true,
+            HashSet::from(["example__get_time".to_owned()]),
+            candidates,
+            usize::MAX,
+        ));
+        let request = json!({});
+        let outgoing = |only| {
+            serde_json::to_value(Outgoing {
+                request: request.as_object().unwrap(),
+                conversation: None,
+                tool_choice: None,
+                only,
+                tool_name: |tool| tool.get("name").and_then(Value::as_str),
+                injection: &injection,
+            })
+            .unwrap()
+        };
+        let tools = outgoing(None)["tools"].as_array().unwrap().clone();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "github__create_issue",
+                "github__get_me",
+                "example__get_time",
+                SEARCH_TOOL
+            ]
+        );
+        assert!(tools[..2].iter().all(|tool| tool["defer_loading"] == true));
+        assert!(tools[2].get("defer_loading").is_none(), "pinned: loaded");
+        // The breakpoint on the last tool, the search tool: loaded, after every loaded tool.
+        assert!(tools[3].get("defer_loading").is_none());
+        assert_eq!(tools[3]["cache_control"], json!({"type": "ephemeral"}));
+        assert!(
+            tools[..3]
+                .iter()
+                .all(|tool| tool.get("cache_control").is_none())
+        );
+        assert_eq!(tools[3]["input_schema"]["type"], "object");
+        // A round forced to call one deferred tool carries it alone, loaded.
+        let forced = outgoing(Some("github__get_me"))["tools"].clone();
+        assert_eq!(forced.as_array().unwrap().len(), 1);
+        assert_eq!(forced[0]["name"], "github__get_me");
+        assert!(forced[0].get("defer_loading").is_none(), "{forced}");
     }
 }

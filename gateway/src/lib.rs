@@ -59,6 +59,7 @@ mod servers;
 mod sse;
 mod store;
 mod telemetry;
+mod tool_reference;
 mod trace_context;
 mod translate;
 mod upstream;

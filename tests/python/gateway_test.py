@@ -312,6 +312,10 @@ def start_everything():
     # gateway's search elsewhere.
     GATEWAYS["many-ns"] = Gateway("many-ns", [*corpus, *example, *everything, "--pin", "example",
                                               "--tool-grouping", "namespace", "--discovery", "provider"])
+    # The same behind a Messages upstream for Chat and Responses clients: Anthropic's client-side
+    # tool search, the search's answer translated from their APIs.
+    GATEWAYS["many-anth"] = Gateway("many-anth", [*corpus, *example, *everything, "--pin", "example",
+                                                  "--discovery", "provider", "--upstream-api", "messages"])
     GATEWAYS["grow"] = Gateway("grow", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow"))
     # The same, but its listings say they are fresh for 300 ms and it announces nothing.
     GATEWAYS["stale"] = Gateway("stale", mcp("corpus", BIN["corpus_server"], BIN["corpus"], "--limit", "3", "--grow",
@@ -1710,7 +1714,8 @@ def _(api, stream, t):
 SEARCH_TOOL = "tooldef_search_tools"
 
 
-# Not on Messages, for the same reason: all 600 tools go to an Anthropic upstream, no search.
+# Not on Messages, for the same reason: all 600 tools go to an Anthropic upstream, no search
+# (with `discovery = "provider"` they go deferred: `tool_search_over_600_tools_by_reference`).
 @every_api("tool_search_over_600_tools", timeout=60, apis=(CHAT, RESPONSES))
 def _(api, stream, t):
     search_over_600_tools(api, stream, t, gateway("many"))
@@ -1806,6 +1811,63 @@ def _(api, stream, t):
        "the function call sent back (with its namespace)")
     check(any(item.get("type") == "tool_search_output" for item in bodies[2]["input"]), "the third round lacks the tool_search_output")
     result = results_by_id(api, bodies[2]).get(call_id, "")
+    check(result.startswith("create_pull_request called with"), f"the found tool's result: {short(result)}")
+    check(t.marker in result, f"the call's arguments did not reach the server: {short(result)}")
+
+
+# Anthropic's client-side tool search on a Messages upstream (`discovery = "provider"`): every
+# tool but the pinned ones deferred, the gateway's search tool loaded and last, its tool_use
+# answered with a tool_result of `tool_reference` blocks (which load the tools found), then a call
+# of a found tool. The scripted upstream refuses a request that calls a deferred tool no
+# `tool_reference` loaded, a reference to a tool not deferred, and a request whose tools are all
+# deferred. A Messages client is served in its own API; Chat and Responses clients are translated
+# (the search's answer, text in their APIs, gets its references back on the way up).
+@every_api("tool_search_over_600_tools_by_reference", timeout=60, apis=(MESSAGES,))
+def _(api, stream, t):
+    search_over_600_tools_by_reference(api, stream, t, gateway("many-ns"))
+
+
+@every_api("tool_search_over_600_tools_by_reference_translated", timeout=60, apis=(CHAT, RESPONSES))
+def _(api, stream, t):
+    search_over_600_tools_by_reference(api, stream, t, gateway("many-anth"))
+
+
+def search_over_600_tools_by_reference(api, stream, t, gw):
+    search_id, call_id = f"toolu_s_{t.tag}", f"toolu_c_{t.tag}"
+    pr = {"owner": "octo", "repo": "hello", "title": t.marker, "head": "feature", "base": "main"}
+    turns = [
+        {"calls": [{"name": SEARCH_TOOL, "arguments": {"query": "create a pull request"}, "id": search_id}]},
+        {"calls": [{"name": "gh2__create_pull_request", "arguments": pr, "id": call_id}]},
+        {"content": "done: {tool_results}"},
+    ]
+    reply = create(api, api.client(gw), api.start(t.marker, turns), stream)
+    eq(reply.calls, [], "tool calls the client got")
+    check(reply.text.startswith("done: "), f"the answer: {short(reply.text)}")
+    check("gh2__create_pull_request" in reply.text, f"the search's references are not among the results: {short(reply.text)}")
+    entries = upstream_log(t.marker, MESSAGES.path)
+    eq(len(entries), 3, "requests the upstream received (search, call, answer)")
+    bodies = [entry["body"] for entry in entries]
+    for k, body in enumerate(bodies):
+        tools = {tool["name"]: tool for tool in body["tools"]}
+        check(len(tools) >= 500, f"request {k + 1} carried {len(tools)} tools, not every one")
+        eq(body["tools"][-1].get("name"), SEARCH_TOOL, f"request {k + 1}'s last tool")
+        check("defer_loading" not in tools[SEARCH_TOOL], f"request {k + 1}: the search tool is deferred")
+        gh = [tool for name, tool in tools.items() if name.startswith("gh")]
+        check(len(gh) >= 500 and all(tool.get("defer_loading") is True for tool in gh), f"request {k + 1}: a server's tool is not deferred")
+        pinned = [tool for name, tool in tools.items() if name.startswith("example__")]
+        check(pinned and all("defer_loading" not in tool for tool in pinned), f"request {k + 1}: the pinned tools are deferred or absent")
+    eq(bodies[1]["tools"], bodies[0]["tools"], "the tools of the second round (unchanged, for the prompt cache)")
+    eq(bodies[2]["tools"], bodies[0]["tools"], "the tools of the third round")
+    for k in (1, 2):
+        found = [block for m in bodies[k]["messages"] if m.get("role") == "user" and isinstance(m.get("content"), list)
+                 for block in m["content"] if block.get("type") == "tool_result" and block.get("tool_use_id") == search_id]
+        eq(len(found), 1, f"request {k + 1}'s result of the search")
+        content = found[0].get("content")
+        check(isinstance(content, list) and content and all(b.get("type") == "tool_reference" for b in content),
+              f"request {k + 1}: the search's result is not tool_reference blocks: {short(content)}")
+        check({"type": "tool_reference", "tool_name": "gh2__create_pull_request"} in content,
+              f"request {k + 1}: the search's result does not load gh2__create_pull_request: {short(content)}")
+    result = results_by_id(MESSAGES, bodies[2]).get(call_id, "")
     check(result.startswith("create_pull_request called with"), f"the found tool's result: {short(result)}")
     check(t.marker in result, f"the call's arguments did not reach the server: {short(result)}")
 

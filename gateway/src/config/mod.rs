@@ -99,8 +99,11 @@ pub struct Config {
     /// `tooldef_search_tools` function (`gateway`, the default, which works on every upstream),
     /// or the provider's mechanism (`provider`): on a Responses upstream serving a Responses
     /// client, the tools are sent deferred (`defer_loading`) beside a client-executed
-    /// `tool_search` tool whose calls the gateway answers from its own index. Elsewhere the
-    /// gateway's search is used.
+    /// `tool_search` tool whose calls the gateway answers from its own index; on a Messages
+    /// upstream (any client, however few the tools: Anthropic has no tool limit), the tools are
+    /// sent deferred beside the gateway's search tool, loaded, whose calls are answered with
+    /// `tool_reference` blocks that load the tools found (Anthropic's client-side tool search).
+    /// Elsewhere the gateway's search is used.
     #[serde(default)]
     pub discovery: DiscoveryMode,
     /// Anthropic prompt caching of the tools: `cache_control` on the last tool a Messages
@@ -167,8 +170,9 @@ pub enum DiscoveryMode {
     /// The gateway's own search function, `tooldef_search_tools`, on every upstream.
     #[default]
     Gateway,
-    /// The provider's deferred loading with a client-executed tool search the gateway answers
-    /// (Responses upstream and client); the gateway's search elsewhere.
+    /// The provider's deferred loading with a tool search the gateway answers: Responses'
+    /// client-executed `tool_search` (Responses upstream and client), Anthropic's
+    /// `tool_reference` blocks (Messages upstream); the gateway's search elsewhere.
     Provider,
 }
 

@@ -200,6 +200,14 @@ impl Upstream {
                 catalog.for_target(tooldef::Target::Responses),
             );
         }
+        if let Some(discovery) =
+            body.injection.discovery.as_ref().filter(|discovery| {
+                link.upstream == Api::Messages && discovery.loads_by_reference()
+            })
+        {
+            // The client's API wrote the search's answer as text: its references put back.
+            crate::tool_reference::restore(&mut written, discovery);
+        }
         let headers = credentials(link, headers.clone());
         let answer = self
             .post_json(link.upstream.path(), &headers, &written)

@@ -80,6 +80,19 @@ async fn respond(app: &App, body: &Bytes) -> Result<Response, AnthropicError> {
         Quirks::None => ids::tool_use,
     };
     let plan = script::plan(&situation, new_call_id).map_err(AnthropicError::invalid)?;
+    // A deferred tool is not in the model's context until a `tool_reference` loads it: a script
+    // calling one earlier stands for a gateway that did not load it.
+    if let Outcome::Reply(reply) = &plan.outcome
+        && let Some(call) = reply
+            .calls
+            .iter()
+            .find(|call| checked.unloaded.contains(&call.name))
+    {
+        return Err(AnthropicError::invalid(format!(
+            "The model cannot call the deferred tool '{}' (`defer_loading: true`): no `tool_result` of the conversation holds a `tool_reference` to it.",
+            call.name
+        )));
+    }
     if !plan.delay.is_zero() {
         tokio::time::sleep(plan.delay).await;
     }
@@ -155,11 +168,9 @@ pub fn situation(messages: &[Value], tools: Vec<String>, tool_choice_none: bool)
         .flatten()
         .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
         .map(|block| ToolResult {
-            // `content` is a string or a list of blocks, of which the text ones are quoted.
-            text: block
-                .get("content")
-                .map(|content| content_text(content, Some("text"), ""))
-                .unwrap_or_default(),
+            // `content` is a string or a list of blocks, of which the text ones are quoted, and
+            // the tools the `tool_reference` ones load, by name.
+            text: block.get("content").map(result_text).unwrap_or_default(),
             is_error: block.get("is_error") == Some(&Value::Bool(true)),
         })
         .collect();
@@ -173,6 +184,24 @@ pub fn situation(messages: &[Value], tools: Vec<String>, tool_choice_none: bool)
         tool_results,
         tools,
         tool_choice_none,
+    }
+}
+
+/// A `tool_result`'s `content` as placeholders quote it: its text, then the names of the tools its
+/// `tool_reference` blocks load, comma-separated (as a Responses `tool_search_output` is quoted).
+fn result_text(content: &Value) -> String {
+    let text = content_text(content, Some("text"), "");
+    let references: Vec<&str> = content
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_reference"))
+        .filter_map(|block| block.get("tool_name").and_then(Value::as_str))
+        .collect();
+    match (text.is_empty(), references.is_empty()) {
+        (_, true) => text,
+        (true, false) => references.join(", "),
+        (false, false) => format!("{text}{}", references.join(", ")),
     }
 }
 

@@ -28,6 +28,9 @@
 //!   request's limit when it gives one. With `arguments_raw` a call carries those partial arguments.
 //! - `namespace` and `tool_search` are Responses' (a namespaced `function_call`, a client-executed
 //!   `tool_search_call`); the other APIs have neither and write the call as a plain one.
+//!   Anthropic's client-side tool search is plain calls: one of the search tool, answered with
+//!   `tool_reference` blocks (quoted by `{tool_results}` as the tools' names), then one of a found
+//!   tool; a turn calling a deferred tool that no `tool_reference` has loaded is refused (400).
 //! - `error`: the provider fails with this status and body (the API's own error shape when `body` is
 //!   absent). With `mid_stream`, a streamed Messages request gets its 200 and the turn's content and
 //!   calls, then an `error` event where the rest would be; the OpenAI APIs, whose streams have no

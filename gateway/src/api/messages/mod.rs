@@ -242,9 +242,20 @@ impl ClientApi for Messages {
         added: &mut Vec<Value>,
         names: &Names<'_>,
     ) -> AfterCalls {
+        // With Anthropic's tool search, the search's result loads the tools it found.
+        let references = names
+            .injection
+            .discovery
+            .as_ref()
+            .filter(|discovery| discovery.loads_by_reference());
         let results: Vec<Value> = ran
             .iter()
-            .map(|(call, outcome)| anthropic_tool_result(call, &outcome.output, outcome.is_error))
+            .map(|(call, outcome)| match references {
+                Some(discovery) if discovery.is_search(&call.name) => {
+                    crate::tool_reference::result(call, outcome)
+                }
+                _ => anthropic_tool_result(call, &outcome.output, outcome.is_error),
+            })
             .collect();
         let assistant = assistant_message(round);
         let mut shown = Vec::new();

@@ -314,7 +314,7 @@ impl ClientApi for Responses {
         if injection
             .discovery
             .as_ref()
-            .is_some_and(|discovery| discovery.is_provider())
+            .is_some_and(|discovery| discovery.is_tool_search())
         {
             // The provider's client-executed searches: the gateway's to answer.
             calls.extend(discovery::tool_search_calls(output(&reply)));

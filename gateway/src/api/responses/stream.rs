@@ -85,7 +85,7 @@ impl ResponsesStream {
                 && injection
                     .discovery
                     .as_ref()
-                    .is_some_and(|discovery| discovery.is_provider()))
+                    .is_some_and(|discovery| discovery.is_tool_search()))
                 || kind == Some("function_call")
                     && item
                         .get("name")

@@ -28,6 +28,9 @@ pub struct Checked {
     pub tool_choice_none: bool,
     /// `max_tokens`, for `Endpoint::Create`.
     pub max_tokens: Option<u64>,
+    /// The deferred tools (`defer_loading: true`) no `tool_reference` of the conversation has
+    /// loaded: the model cannot call them.
+    pub unloaded: Vec<String>,
 }
 
 fn invalid(message: impl Into<String>) -> AnthropicError {
@@ -72,13 +75,19 @@ pub fn check(request: &Map<String, Value>, endpoint: Endpoint) -> Result<Checked
         Some(_) => return Err(not_a("messages", "list")),
     };
     message_shapes(messages)?;
-    let (tools, all_names) = tools(request.get("tools"))?;
+    let Tools {
+        custom: tools,
+        all: all_names,
+        deferred,
+    } = self::tools(request.get("tools"))?;
     let tool_choice_none = tool_choice(request.get("tool_choice"), &all_names)?;
     conversation(messages)?;
+    let unloaded = references(messages, &deferred)?;
     Ok(Checked {
         tools,
         tool_choice_none,
         max_tokens,
+        unloaded,
     })
 }
 
@@ -131,7 +140,18 @@ fn message_shapes(messages: &[Value]) -> Result<(), AnthropicError> {
     Ok(())
 }
 
-/// Checks `tools` and returns the custom tools' names in order, and every tool's name.
+/// The names a request's `tools` give.
+struct Tools {
+    /// The custom tools', in order (server tools, which have no `input_schema`, are not the
+    /// gateway's).
+    custom: Vec<String>,
+    /// Every tool's.
+    all: Vec<String>,
+    /// The custom tools sent with `defer_loading: true`.
+    deferred: Vec<String>,
+}
+
+/// Checks `tools` and returns the names it gives.
 ///
 /// - A custom tool (`type` absent, null or `"custom"`: `ToolParam.type: Optional[Literal["custom"]]`)
 ///   has a `name` matching `^[a-zA-Z0-9_-]{1,64}$` (Anthropic's docs, "Tool" schema: "Must match
@@ -143,20 +163,43 @@ fn message_shapes(messages: &[Value]) -> Result<(), AnthropicError> {
 ///   anthropics/claude-code#10687).
 /// - At most as many tools as OpenAI's APIs take ([`MAX_TOOLS`]): the gateway is held to one limit
 ///   whichever API it speaks (Anthropic's own limit is not documented where it was looked for).
-fn tools(tools: Option<&Value>) -> Result<(Vec<String>, Vec<String>), AnthropicError> {
+///   Deferred tools (`defer_loading: true`, the SDK's `ToolParam.defer_loading`: "Only loaded
+///   when returned via tool_reference from tool search") are not in the context: only the
+///   loaded ones count, and at least one tool must stay loaded (the runtime's `AnthropicTool`
+///   docs: "A request needs at least one tool that is not deferred"; the wording is ours).
+fn tools(tools: Option<&Value>) -> Result<Tools, AnthropicError> {
     let tools = match tools {
-        None | Some(Value::Null) => return Ok((Vec::new(), Vec::new())),
+        None | Some(Value::Null) => {
+            return Ok(Tools {
+                custom: Vec::new(),
+                all: Vec::new(),
+                deferred: Vec::new(),
+            });
+        }
         Some(Value::Array(tools)) => tools,
         Some(_) => return Err(not_a("tools", "list")),
     };
-    if tools.len() > MAX_TOOLS {
+    let is_deferred = |tool: &Value| tool.get("defer_loading") == Some(&Value::Bool(true));
+    let loaded = tools.iter().filter(|tool| !is_deferred(tool)).count();
+    if loaded == tools.len() && tools.len() > MAX_TOOLS {
         return Err(invalid(format!(
             "tools: List should have at most {MAX_TOOLS} items after validation, not {}",
             tools.len()
         )));
     }
+    if loaded > MAX_TOOLS {
+        return Err(invalid(format!(
+            "tools: {loaded} tools are loaded (not `defer_loading`), more than the {MAX_TOOLS} one request may carry."
+        )));
+    }
+    if loaded == 0 && !tools.is_empty() {
+        return Err(invalid(
+            "tools: every tool has `defer_loading: true`; at least one tool must be loaded (a tool search to find the others by).",
+        ));
+    }
     let mut custom = Vec::new();
     let mut all = Vec::new();
+    let mut deferred = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         if !tool.is_object() {
             return Err(not_a(&format!("tools.{i}"), "dictionary"));
@@ -198,6 +241,9 @@ fn tools(tools: Option<&Value>) -> Result<(Vec<String>, Vec<String>), AnthropicE
             None => return Err(required(&format!("{path}.input_schema"))),
             Some(_) => return Err(not_a(&format!("{path}.input_schema"), "dictionary")),
         }
+        if is_deferred(tool) {
+            deferred.push(name.clone());
+        }
         custom.push(name.clone());
         all.push(name.clone());
     }
@@ -205,7 +251,74 @@ fn tools(tools: Option<&Value>) -> Result<(Vec<String>, Vec<String>), AnthropicE
     if !all.iter().all(|name| seen.insert(name.as_str())) {
         return Err(invalid("tools: Tool names must be unique."));
     }
-    Ok((custom, all))
+    Ok(Tools {
+        custom,
+        all,
+        deferred,
+    })
+}
+
+/// Client-side tool search (the SDK's `ToolReferenceBlockParam`, "Tool reference block that can
+/// be included in tool_result content"): a `tool_result` whose `content` holds `{"type":
+/// "tool_reference", "tool_name"}` blocks loads those tools, each of which must be among the
+/// request's tools with `defer_loading: true` (the SDK's `ToolReferenceUnresolvedError`: a
+/// reference to "a tool … that is not defined"); a deferred tool the model calls (a `tool_use`
+/// of the conversation) must have been loaded by a reference before it, or the model could not
+/// have seen it. The wording is ours. Returns the deferred tools still unloaded at the end.
+fn references(messages: &[Value], deferred: &[String]) -> Result<Vec<String>, AnthropicError> {
+    let mut loaded: HashSet<&str> = HashSet::new();
+    for (i, message) in messages.iter().enumerate() {
+        for (k, block) in blocks(message).iter().enumerate() {
+            match block_type(block) {
+                "tool_result" => {
+                    let Some(Value::Array(content)) = block.get("content") else {
+                        continue;
+                    };
+                    for (j, part) in content.iter().enumerate() {
+                        if block_type(part) != "tool_reference" {
+                            continue;
+                        }
+                        let path = format!("messages.{i}.content.{k}.content.{j}");
+                        let name = match part.get("tool_name") {
+                            Some(Value::String(name)) => name.as_str(),
+                            None => {
+                                return Err(required(&format!("{path}.tool_reference.tool_name")));
+                            }
+                            Some(_) => {
+                                return Err(not_a(
+                                    &format!("{path}.tool_reference.tool_name"),
+                                    "string",
+                                ));
+                            }
+                        };
+                        let Some(known) = deferred.iter().find(|tool| *tool == name) else {
+                            return Err(invalid(format!(
+                                "{path}: `tool_reference` to '{name}', which is not a tool with `defer_loading: true` in 'tools'."
+                            )));
+                        };
+                        loaded.insert(known);
+                    }
+                }
+                "tool_use" if role(message) == Some("assistant") => {
+                    let name = block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    if deferred.iter().any(|tool| tool == name) && !loaded.contains(name) {
+                        return Err(invalid(format!(
+                            "messages.{i}.content.{k}: the deferred tool '{name}' (`defer_loading: true`) is called before any `tool_reference` loaded it."
+                        )));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(deferred
+        .iter()
+        .filter(|name| !loaded.contains(name.as_str()))
+        .cloned()
+        .collect())
 }
 
 /// `tool_choice` is `{"type": "auto" | "any" | "tool" | "none"}` (`ToolChoiceParam`; `none` since
@@ -630,6 +743,94 @@ mod tests {
                 (0..128).map(|i| tool(&format!("t{i}"))).collect()
             ))
             .is_ok()
+        );
+    }
+
+    #[test]
+    fn deferred_tools_are_loaded_by_tool_references_before_they_are_called() {
+        let deferred = |name: &str| json!({"name": name, "input_schema": {"type": "object"}, "defer_loading": true});
+        let tools = json!([
+            deferred("gh__create_pr"),
+            deferred("gh__merge_pr"),
+            tool("search")
+        ]);
+        let search = json!({"role": "assistant", "content": [{"type": "tool_use", "id": "s1", "name": "search", "input": {}}]});
+        let found = |names: &[&str]| {
+            let references: Vec<Value> = names
+                .iter()
+                .map(|name| json!({"type": "tool_reference", "tool_name": name}))
+                .collect();
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "s1", "content": references}]})
+        };
+        let call = |name: &str| json!({"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": name, "input": {}}]});
+        let with = |messages: Value, tools: &Value| {
+            let mut request = base(messages);
+            request["tools"] = tools.clone();
+            checked(request)
+        };
+        // Nothing loaded yet: both deferred tools are out of the model's reach.
+        assert_eq!(
+            with(json!([user("hi")]), &tools).unwrap().unloaded,
+            ["gh__create_pr", "gh__merge_pr"]
+        );
+        let loaded = with(
+            json!([user("hi"), search, found(&["gh__create_pr"])]),
+            &tools,
+        )
+        .unwrap();
+        assert_eq!(loaded.unloaded, ["gh__merge_pr"]);
+        assert_eq!(loaded.tools, ["gh__create_pr", "gh__merge_pr", "search"]);
+        assert!(
+            with(
+                json!([
+                    user("hi"),
+                    search,
+                    found(&["gh__create_pr"]),
+                    call("gh__create_pr"),
+                    results(&["c1"])
+                ]),
+                &tools
+            )
+            .is_ok()
+        );
+        assert_eq!(
+            with(
+                json!([
+                    user("hi"),
+                    search,
+                    found(&["gh__create_pr"]),
+                    call("gh__merge_pr"),
+                    results(&["c1"])
+                ]),
+                &tools
+            )
+            .unwrap_err(),
+            "messages.3.content.0: the deferred tool 'gh__merge_pr' (`defer_loading: true`) is called before any `tool_reference` loaded it."
+        );
+        assert_eq!(
+            with(json!([user("hi"), search, found(&["search"])]), &tools).unwrap_err(),
+            "messages.2.content.0.content.0: `tool_reference` to 'search', which is not a tool with `defer_loading: true` in 'tools'."
+        );
+        assert!(
+            with(json!([user("hi"), search, found(&["gh__nope"])]), &tools)
+                .unwrap_err()
+                .contains("'gh__nope', which is not a tool")
+        );
+        assert!(
+            with(json!([user("hi")]), &json!([deferred("a"), deferred("b")]))
+                .unwrap_err()
+                .contains("at least one tool must be loaded")
+        );
+        // Only the loaded tools count against the limit.
+        let mut many: Vec<Value> = (0..600).map(|i| deferred(&format!("t{i}"))).collect();
+        many.push(tool("search"));
+        assert!(with(json!([user("hi")]), &Value::Array(many)).is_ok());
+        let mut loaded: Vec<Value> = (0..129).map(|i| tool(&format!("t{i}"))).collect();
+        loaded.push(deferred("d"));
+        assert!(
+            with(json!([user("hi")]), &Value::Array(loaded))
+                .unwrap_err()
+                .contains("129 tools are loaded")
         );
     }
 
