@@ -126,15 +126,23 @@ async fn anthropic(router: &Router) -> Value {
     let search = json!({"name": "find_tools", "description": "Find the tools for a task.",
         "input_schema": {"type": "object", "properties": {"query": {"type": "string"}},
             "required": ["query"]}});
-    let found: Vec<Value> = calls()
-        .iter()
-        .filter(|(name, _)| showcase::toolset().definition(name).is_some())
-        .map(|(name, _)| json!({"type": "tool_reference", "tool_name": name}))
-        .collect();
+    let listed = tools(Target::Anthropic);
+    let deferred = |name: &str| {
+        listed
+            .iter()
+            .any(|tool| tool["name"] == name && tool["defer_loading"] == true)
+    };
+    let mut found: Vec<Value> = Vec::new();
+    for call in ours.iter().filter(|call| deferred(&call.name)) {
+        let reference = json!({"type": "tool_reference", "tool_name": call.name});
+        if !found.contains(&reference) {
+            found.push(reference);
+        }
+    }
     json!({
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
-        "tools": std::iter::once(search).chain(tools(Target::Anthropic)).collect::<Vec<Value>>(),
+        "tools": std::iter::once(search).chain(listed).collect::<Vec<Value>>(),
         "messages": [
             {"role": "user", "content": "Plan my trip to Paris."},
             {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_search",

@@ -200,17 +200,32 @@ impl Discovery {
         }
     }
 
-    /// The tools an answer of this search named (its lines `- NAME: …`) that it loads: those
-    /// sent deferred. Read from the answer's text, which is what a client of another API keeps
-    /// of it (its `tool_result` is written from that text by the translation).
-    pub fn loaded_by(&self, answer: &str) -> Vec<String> {
-        answer
-            .lines()
-            .filter_map(|line| line.strip_prefix("- ")?.split_once(": "))
-            .map(|(name, _)| name)
-            .filter(|name| self.defers(name) && self.candidates.iter().any(|c| c.name == *name))
-            .map(str::to_owned)
+    /// The tools a call of this search with `arguments` loads: those its query finds that are
+    /// sent deferred. The search is run again from the call (the index is the catalog's, so it
+    /// finds what it found), rather than read back from the answer's words: what a client of
+    /// another API keeps of the answer is text, whose wording is the model's to read.
+    pub fn loaded_by(&self, arguments: &Value) -> Vec<String> {
+        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
+            return Vec::new();
+        };
+        self.matches(query)
+            .into_iter()
+            .map(|position| &self.candidates[position].name)
+            .filter(|name| self.defers(name))
+            .cloned()
             .collect()
+    }
+
+    /// The positions of the candidates that best match `query`, best first.
+    fn matches(&self, query: &str) -> Vec<usize> {
+        let index = self.index.get_or_init(|| {
+            ToolIndex::new(self.candidates.iter().map(|candidate| {
+                let mut doc = ToolDoc::of_tool(&candidate.tool);
+                doc.name.clone_from(&candidate.name);
+                doc
+            }))
+        });
+        index.search(query, PER_SEARCH.min(self.room))
     }
 
     fn found(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
@@ -257,14 +272,7 @@ impl Discovery {
                 &[],
             );
         };
-        let index = self.index.get_or_init(|| {
-            ToolIndex::new(self.candidates.iter().map(|candidate| {
-                let mut doc = ToolDoc::of_tool(&candidate.tool);
-                doc.name.clone_from(&candidate.name);
-                doc
-            }))
-        });
-        let best = index.search(&query, PER_SEARCH.min(self.room));
+        let best = self.matches(&query);
         if best.is_empty() {
             return self.loading(
                 CallOutcome::error(format!(

@@ -6,8 +6,8 @@
 //! conversation, so every search result that goes upstream must carry its references: a Messages
 //! client's rounds write them (`result`); a client of another API keeps the search's answer as
 //! text in its own API (the client never sees it, but the store keeps its turns), so the request
-//! translated for the upstream gets them put back from that text (`restore`), whichever round
-//! or earlier request wrote it.
+//! translated for the upstream gets them put back (`restore`) by running the search call again
+//! from its arguments, whichever round or earlier request made it.
 
 use serde_json::{Map, Value, json};
 use tooldef::calls::{ToolCall, anthropic_tool_result};
@@ -39,29 +39,16 @@ pub fn result(call: &ToolCall, outcome: &CallOutcome) -> Value {
     }
 }
 
-/// The text of a `tool_result`'s `content`: a string, or its `text` blocks.
-fn text(content: &Value) -> String {
-    match content {
-        Value::String(text) => text.clone(),
-        Value::Array(blocks) => blocks
-            .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-            .filter_map(|block| block.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 /// A Messages request (written for the upstream from a client of another API) with each
 /// `tool_result` answering a call of the search tool that carries no `tool_reference` made to
-/// carry those of the tools its text names (and that the request sends deferred); a result that
-/// names none (no match, an error) is left as it is.
+/// carry those of the tools the call's query finds (and that the request sends deferred); a
+/// result of an error, or of a query that finds none, is left as it is.
 pub fn restore(request: &mut Map<String, Value>, discovery: &Discovery) {
     let Some(Value::Array(messages)) = request.get_mut("messages") else {
         return;
     };
-    let mut searches: Vec<String> = Vec::new();
+    // Each search call's id and arguments, to run it again for its result.
+    let mut searches: Vec<(String, Value)> = Vec::new();
     for message in messages.iter_mut() {
         let Some(Value::Array(content)) = message.get_mut("content") else {
             continue;
@@ -72,27 +59,28 @@ pub fn restore(request: &mut Map<String, Value>, discovery: &Discovery) {
                     if block.get("name").and_then(Value::as_str) == Some(SEARCH_TOOL) =>
                 {
                     if let Some(id) = block.get("id").and_then(Value::as_str) {
-                        searches.push(id.to_owned());
+                        let input = block.get("input").cloned().unwrap_or(Value::Null);
+                        searches.push((id.to_owned(), input));
                     }
                 }
                 Some("tool_result") => {
-                    let answers_a_search = block
+                    let search = block
                         .get("tool_use_id")
                         .and_then(Value::as_str)
-                        .is_some_and(|id| searches.iter().any(|search| search == id));
+                        .and_then(|id| searches.iter().find(|(search, _)| search == id));
                     let content = block.get("content").unwrap_or(&Value::Null);
                     let referenced = content.as_array().is_some_and(|blocks| {
                         blocks.iter().any(|b| {
                             b.get("type").and_then(Value::as_str) == Some("tool_reference")
                         })
                     });
-                    if !answers_a_search
-                        || referenced
-                        || block.get("is_error") == Some(&Value::Bool(true))
-                    {
+                    let Some((_, arguments)) = search else {
+                        continue;
+                    };
+                    if referenced || block.get("is_error") == Some(&Value::Bool(true)) {
                         continue;
                     }
-                    let names = discovery.loaded_by(&text(content));
+                    let names = discovery.loaded_by(arguments);
                     if !names.is_empty() {
                         block["content"] = blocks(names.iter().map(String::as_str));
                     }
@@ -177,7 +165,7 @@ mod tests {
     }
 
     #[test]
-    fn a_translated_request_gets_the_references_back_from_the_answers_text() {
+    fn a_translated_request_gets_the_references_back_from_the_search_calls() {
         let discovery = discovery();
         let answer = discovery
             .answer(r#"{"query": "merge a pull request"}"#)
@@ -217,11 +205,8 @@ mod tests {
         let before = request.clone();
         restore(request, &discovery);
         assert_eq!(*request, before);
-        // Names the request does not defer are no references (a pinned tool is loaded).
-        assert!(
-            discovery
-                .loaded_by("- example__get_time: Time.\n- nope: x")
-                .is_empty()
-        );
+        // A query that finds nothing, or no query, loads nothing.
+        assert!(discovery.loaded_by(&json!({"query": "weather"})).is_empty());
+        assert!(discovery.loaded_by(&json!({})).is_empty());
     }
 }
