@@ -425,7 +425,7 @@ async def start_http_server(binary, token, log):
     url), the URL read from the line the server prints on stderr once it listens; stops it if it
     never says."""
     process = subprocess.Popen(
-        [binary, *SERVER_ARGS, "--http", "127.0.0.1:0", "--bearer-token", token],
+        [binary, *SERVER_ARGS, "--http", "127.0.0.1:0", f"--bearer-token={token}"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=log,
