@@ -2815,9 +2815,13 @@ def _(api, stream, t):
     params = api.def_parameters(weather)
     if api is MESSAGES:
         # Anthropic's tools: `{name, description, input_schema}`, no `type`; the optional
-        # parameters stay optional and not nullable, so the tool is not strict.
+        # parameters stay optional and not nullable, so the tool is not strict. The examples the
+        # MCP server lists in `get_weather`'s input schema are its `input_examples`.
         for d in tools:
-            eq(sorted(set(d) - {"strict"}), ["description", "input_schema", "name"], f"{api.def_name(d)}'s keys")
+            eq(sorted(set(d) - {"strict", "input_examples"}), ["description", "input_schema", "name"], f"{api.def_name(d)}'s keys")
+        eq(weather.get("input_examples"), [{"city": "Lisbon"}, {"city": "Paris, FR", "days": 7, "units": "imperial"}],
+           "example__get_weather's input_examples, from the MCP server's schema")
+        check("examples" not in params, "the examples are in the schema as well as in input_examples")
         eq(api.def_strict(weather), None, "example__get_weather's strict")
         eq(params["required"], ["city"], "example__get_weather's required")
         eq(params.get("additionalProperties"), False, "example__get_weather's additionalProperties")
