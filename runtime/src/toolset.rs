@@ -22,11 +22,13 @@ use crate::context::{CallContext, ContextError, NeededState};
 use crate::output::{ReturnValue, ToolOutput};
 use crate::prompt::Prompts;
 use crate::resource::Resources;
-use crate::targets::{CacheControl, StrictBudget, StrictLimit, TargetTool, past_strict_limit};
+use crate::targets::{
+    CacheControl, Rendering, StrictBudget, StrictLimit, TargetTool, past_strict_limit,
+};
 use crate::{
     ArgumentProblem, BuildError, ListError, ModelTarget, Prompt, PromptDefinition, PromptError,
-    PromptReply, Resource, ResourceContents, ResourceDefinition, ResourceError, StringArgs, Target,
-    Tool, ToolDefinition, ToolError,
+    PromptReply, Resource, ResourceContents, ResourceDefinition, ResourceError, SchemaError,
+    StringArgs, Target, Tool, ToolDefinition, ToolError,
 };
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -262,20 +264,12 @@ impl ToolSet {
         if !profile.applies_to(target) {
             return Ok((target, self.list(target)?));
         }
-        let tools = self
-            .definitions()
-            .map(|definition| {
-                definition
-                    .render_for(target, profile)
-                    .map(|rendering| rendering.to_json())
-                    .map_err(|source| ListError {
-                        tool: definition.name().to_owned(),
-                        target,
-                        source,
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((target, Arc::from(tools)))
+        let listing =
+            self.make_listing(target, |definition| definition.render_for(target, profile));
+        match listing.refused.into_iter().next() {
+            Some(error) => Err(error),
+            None => Ok((target, listing.tools)),
+        }
     }
 
     /// The tools rendered for `target`, leaving out those it cannot express, each with why: a
@@ -297,54 +291,65 @@ impl ToolSet {
     /// ```
     pub fn listing(&self, target: Target) -> &Listing {
         self.inner.listings[target as usize].get_or_init(|| {
-            let config = &self.inner.config;
-            let mut tools = Vec::with_capacity(self.len());
-            let mut names = Vec::with_capacity(self.len());
-            let mut refused = Vec::new();
-            let mut past_strict_limits = Vec::new();
-            // One listing is one request's tools: they share Anthropic's strict limits.
-            let mut budget = StrictBudget::default();
-            for definition in self.definitions() {
-                match definition.render(target) {
-                    Ok(rendering) => {
-                        let mut tool = rendering.tool.clone();
-                        if let Some(limit) = past_strict_limit(&mut budget, &rendering.tool) {
-                            tool.set_strict(false);
-                            past_strict_limits.push((definition.name().to_owned(), limit));
-                        }
-                        if config.defer_loading {
-                            tool.set_defer_loading(true);
-                        }
-                        tools.push(tool);
-                        names.push(definition.name());
-                    }
-                    Err(source) => refused.push(ListError {
-                        tool: definition.name().to_owned(),
-                        target,
-                        source,
-                    }),
-                }
-            }
-            let mut loaded_anyway = None;
-            if target == Target::Anthropic
-                && tools.iter().all(TargetTool::defer_loading)
-                && let Some(first) = tools.first_mut()
-            {
-                first.set_defer_loading(false);
-                loaded_anyway = Some(names[0].to_owned());
-            }
-            if let (Some(cache), Some(TargetTool::Anthropic(last))) =
-                (config.anthropic_cache, tools.last_mut())
-            {
-                last.cache_control = Some(cache);
-            }
-            Listing {
-                tools: tools.into_iter().map(TargetTool::into_json).collect(),
-                refused,
-                past_strict_limits,
-                loaded_anyway,
-            }
+            self.make_listing(target, |definition| {
+                definition.render(target).map(Cow::Borrowed)
+            })
         })
+    }
+
+    /// The listing of the tools as `render` renders each for `target`: one request's tools,
+    /// which share Anthropic's strict limits, deferred and cached as the set says.
+    fn make_listing(
+        &self,
+        target: Target,
+        render: impl Fn(&'static ToolDefinition) -> Result<Cow<'static, Rendering>, SchemaError>,
+    ) -> Listing {
+        let config = &self.inner.config;
+        let mut tools = Vec::with_capacity(self.len());
+        let mut names = Vec::with_capacity(self.len());
+        let mut refused = Vec::new();
+        let mut past_strict_limits = Vec::new();
+        let mut budget = StrictBudget::default();
+        for definition in self.definitions() {
+            match render(definition) {
+                Ok(rendering) => {
+                    let mut tool = rendering.tool.clone();
+                    if let Some(limit) = past_strict_limit(&mut budget, &rendering.tool) {
+                        tool.set_strict(false);
+                        past_strict_limits.push((definition.name().to_owned(), limit));
+                    }
+                    if config.defer_loading {
+                        tool.set_defer_loading(true);
+                    }
+                    tools.push(tool);
+                    names.push(definition.name());
+                }
+                Err(source) => refused.push(ListError {
+                    tool: definition.name().to_owned(),
+                    target,
+                    source,
+                }),
+            }
+        }
+        let mut loaded_anyway = None;
+        if target == Target::Anthropic
+            && tools.iter().all(TargetTool::defer_loading)
+            && let Some(first) = tools.first_mut()
+        {
+            first.set_defer_loading(false);
+            loaded_anyway = Some(names[0].to_owned());
+        }
+        if let (Some(cache), Some(TargetTool::Anthropic(last))) =
+            (config.anthropic_cache, tools.last_mut())
+        {
+            last.cache_control = Some(cache);
+        }
+        Listing {
+            tools: tools.into_iter().map(TargetTool::into_json).collect(),
+            refused,
+            past_strict_limits,
+            loaded_anyway,
+        }
     }
 
     /// Calls the tool `name` with arguments as JSON text, bytes or a value.
