@@ -100,6 +100,9 @@ pub struct Injected {
     /// Namespace → the name a call gives within it → injected name: the way a namespaced call
     /// is routed.
     pub by_namespace: HashMap<String, HashMap<String, String>>,
+    /// `raw` with `"defer_loading": true` in each tool, written the first time a request defers
+    /// a tool (`discovery = "provider"`), then shared by every request of the catalog.
+    deferred: OnceLock<Vec<Box<RawValue>>>,
 }
 
 impl Injected {
@@ -112,7 +115,28 @@ impl Injected {
             namespaces: Vec::new(),
             groups: Vec::new(),
             by_namespace: HashMap::new(),
+            deferred: OnceLock::new(),
         }
+    }
+
+    /// The tool at `at` serialised with `"defer_loading": true`, loaded only when the model's
+    /// tool search finds it. Which tools a request defers is the request's (its pinned tools,
+    /// a round forced onto one tool), so both forms are kept, the deferred one made once.
+    pub fn deferred_raw(&self, at: usize) -> &RawValue {
+        let deferred = self.deferred.get_or_init(|| {
+            self.tools
+                .iter()
+                .zip(&self.raw)
+                .map(|(tool, raw)| {
+                    let mut tool = tool.clone();
+                    if let Some(object) = tool.as_object_mut() {
+                        object.insert("defer_loading".to_owned(), Value::Bool(true));
+                    }
+                    serde_json::value::to_raw_value(&tool).unwrap_or_else(|_| raw.clone())
+                })
+                .collect()
+        });
+        &deferred[at]
     }
 
     /// The tools as a request that sends them all writes them: each in its namespace, when

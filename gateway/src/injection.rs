@@ -125,12 +125,13 @@ impl Injection {
                 }
                 // A round forced to call one tool carries it alone: loaded, since a request
                 // needs one loaded tool (and a deferred one nothing could load).
-                let raw = match &self.discovery {
+                let raw: &RawValue = match &self.discovery {
                     Some(discovery) if only.is_none() && discovery.defers(name) => {
-                        Cow::Owned(deferred(raw))
+                        injected.deferred_raw(at)
                     }
-                    _ => Cow::Borrowed(&**raw),
+                    _ => raw,
                 };
+                let raw = Cow::Borrowed(raw);
                 match injected
                     .groups
                     .get(at)
@@ -551,20 +552,6 @@ impl Inner {
             limit.map_or(usize::MAX, |limit| limit.saturating_sub(fixed)),
         )))
     }
-}
-
-/// A tool's wire form with `defer_loading: true` first: written into the serialised tool rather
-/// than converting every tool twice (deferred and not), since which tools a request defers is
-/// the request's (its pinned tools are loaded).
-fn deferred(raw: &RawValue) -> Box<RawValue> {
-    let text = raw.get();
-    let rest = text.strip_prefix('{').unwrap_or(text).trim_start();
-    let written = if rest.starts_with('}') {
-        format!("{{\"defer_loading\":true{rest}")
-    } else {
-        format!("{{\"defer_loading\":true,{rest}")
-    };
-    RawValue::from_string(written).unwrap_or_else(|_| raw.to_owned())
 }
 
 /// A Responses `namespace` tool holding `members` (function tools, already serialised).
