@@ -25,6 +25,14 @@ esac
 
 selected=()
 for crate in "${crates[@]}"; do selected+=(-p "$crate"); done
+# Cargo extracts the temporary registry's crates under $CARGO_HOME/registry/src/-HASH/, the hash
+# that of the registry's path, and reuses what it finds there: a second packaging in the same
+# directory (a CI clone made again at the same path) would verify against the first one's
+# sources. Ours go first. (Only registries without a host name, and only these crates.)
+registry_src="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+for crate in "${crates[@]}"; do
+  rm -rf "$registry_src"/-*/"$crate"-[0-9]*
+done
 cargo package $verify "${selected[@]}"
 
 for crate in "${crates[@]}"; do
