@@ -115,6 +115,38 @@ fn converts_the_github_corpus_for_every_target() {
 }
 
 #[test]
+fn defer_loading_marks_every_tool_where_the_target_takes_it() {
+    let output = tooldef(
+        &["convert", "--to", "responses", "--defer-loading", GITHUB],
+        None,
+    );
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    assert!(
+        json_array(&output)
+            .iter()
+            .all(|t| t["defer_loading"] == true)
+    );
+    // Anthropic refuses a request whose tools are all deferred: the first stays loaded, and
+    // its report says so.
+    let output = tooldef(
+        &["convert", "--to", "anthropic", "--defer-loading", GITHUB],
+        None,
+    );
+    assert_eq!(status(&output), 0, "{}", stderr(&output));
+    let tools = json_array(&output);
+    assert!(tools[0].get("defer_loading").is_none());
+    assert!(tools[1..].iter().all(|t| t["defer_loading"] == true));
+    assert!(
+        stderr(&output).contains("`defer_loading`"),
+        "{}",
+        stderr(&output)
+    );
+    // Without the flag, nothing is deferred.
+    let output = tooldef(&["convert", "--to", "responses", GITHUB], None);
+    assert!(!stdout(&output).contains("defer_loading"));
+}
+
+#[test]
 fn a_model_chooses_the_target_and_its_profile() {
     // A reasoning model: Chat Completions, with `pattern` (github's `owner` names) in words.
     let output = tooldef(&["convert", "--model", "o3-mini", GITHUB], None);
