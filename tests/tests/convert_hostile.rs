@@ -90,6 +90,15 @@ fn order_problems(input: &Value, output: &Value, at: &str, out: &mut Vec<String>
     }
 }
 
+/// Every description of `output`, in one text.
+fn descriptions(output: &Value) -> String {
+    walk(output)
+        .iter()
+        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The defaults of `input` that `output` neither carries as a `default` nor says in a
 /// description ("Default: 3.", "Default given in `then`: 3.").
 fn lost_defaults(input: &Value, output: &Value) -> Vec<String> {
@@ -97,11 +106,7 @@ fn lost_defaults(input: &Value, output: &Value) -> Vec<String> {
         .iter()
         .filter_map(|n| n.schema.get("default"))
         .collect();
-    let said: String = walk(output)
-        .iter()
-        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = descriptions(output);
     walk(input)
         .iter()
         // Definitions are checked where they are used (unused ones are dropped, with reason).
@@ -710,11 +715,7 @@ fn a_discriminator_mapping_into_inlined_defs_leads_nowhere_in_no_rendering() {
 /// Whether every `default` in `input` is said in a description of `output` as a default:
 /// ``Default: "x".``, or ``Default given in `then`: "x".``.
 fn says_as_default(input: &Value, output: &Value) -> bool {
-    let said: String = walk(output)
-        .iter()
-        .filter_map(|n| n.schema.get("description").and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = descriptions(output);
     walk(input)
         .iter()
         .filter_map(|n| n.schema.get("default"))
