@@ -521,36 +521,35 @@ fn with_examples(
     }
     let limit = target.max_description_chars().unwrap_or(usize::MAX);
     let mut text = description.unwrap_or_default();
-    let heading = if examples.len() == 1 {
-        "Example arguments:"
-    } else {
-        "Examples of arguments:"
-    };
-    let start = if text.is_empty() {
-        heading.to_owned()
-    } else {
-        format!("\n\n{heading}")
-    };
-    let mut added = String::new();
+    // The room the heading leaves: the longer, plural one, so that what fits fits either way.
+    let separator = if text.is_empty() { "" } else { "\n\n" };
+    let mut room = limit
+        .saturating_sub(text.chars().count() + separator.len() + "Examples of arguments:".len());
+    let mut lines = String::new();
     let mut shown = 0;
     for example in examples {
-        let line = format!("\n{}", serde_json::Value::Object(example.clone()));
-        let grown = text.chars().count()
-            + start.chars().count()
-            + added.chars().count()
-            + line.chars().count();
-        if grown > limit {
+        // A map of JSON values always serialises.
+        let line = format!("\n{}", serde_json::to_string(example).unwrap_or_default());
+        let chars = line.chars().count();
+        if chars > room {
             break;
         }
-        added.push_str(&line);
+        room -= chars;
+        lines.push_str(&line);
         shown += 1;
     }
     if shown > 0 {
-        text.push_str(&start);
-        text.push_str(&added);
+        let heading = if shown == 1 {
+            "Example arguments:"
+        } else {
+            "Examples of arguments:"
+        };
+        text.push_str(separator);
+        text.push_str(heading);
+        text.push_str(&lines);
         report.push(tool_change(ChangeKind::Described {
             keywords: vec!["examples".to_owned()],
-            sentence: format!("{heading}{added}"),
+            sentence: format!("{heading}{lines}"),
         }));
     }
     if shown < examples.len() {
