@@ -49,6 +49,24 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The tool at `at` of `injected`, in its namespace when it has one and `grouped` (a
+    /// request's own ad-hoc servers are never grouped).
+    pub fn of(injected: &crate::catalog::Injected, at: usize, grouped: bool) -> Candidate {
+        let namespace = injected
+            .groups
+            .get(at)
+            .copied()
+            .flatten()
+            .filter(|_| grouped)
+            .map(|group| &injected.namespaces[group])
+            .map(|namespace| (namespace.name.clone(), namespace.description.clone()));
+        Candidate {
+            name: injected.names[at].clone(),
+            tool: injected.tools[at].clone(),
+            namespace,
+        }
+    }
+
     /// How the search's answer names it: as the model calls it.
     fn shown(&self) -> String {
         match &self.namespace {

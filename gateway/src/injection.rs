@@ -479,7 +479,7 @@ impl Inner {
         let mut pinned = std::collections::HashSet::new();
         let mut candidates = Vec::new();
         for injected in injected {
-            for (at, (name, tool)) in injected.names.iter().zip(&injected.tools).enumerate() {
+            for (at, name) in injected.names.iter().enumerate() {
                 if !injection.offers(name) || injection.is_down(name) {
                     continue;
                 }
@@ -494,19 +494,8 @@ impl Inner {
                 if pin {
                     pinned.insert(name.clone());
                 } else {
-                    let namespace = injected
-                        .groups
-                        .get(at)
-                        .copied()
-                        .flatten()
-                        .filter(|_| std::ptr::eq(injected, catalog))
-                        .map(|group| &injected.namespaces[group])
-                        .map(|namespace| (namespace.name.clone(), namespace.description.clone()));
-                    candidates.push(Candidate {
-                        name: name.clone(),
-                        tool: tool.clone(),
-                        namespace,
-                    });
+                    let grouped = std::ptr::eq(injected, catalog);
+                    candidates.push(Candidate::of(injected, at, grouped));
                 }
             }
         }
@@ -611,20 +600,9 @@ mod tests {
         ];
         let catalog = Arc::new(Catalog::build(&sources, "__", 1, true));
         let injected = catalog.for_target(Target::Responses);
-        let candidates = injected
-            .names
-            .iter()
-            .zip(&injected.tools)
-            .zip(&injected.groups)
-            .filter(|((name, _), _)| !name.starts_with("example"))
-            .map(|((name, tool), group)| {
-                let namespace = &injected.namespaces[group.unwrap()];
-                Candidate {
-                    name: name.clone(),
-                    tool: tool.clone(),
-                    namespace: Some((namespace.name.clone(), namespace.description.clone())),
-                }
-            })
+        let candidates = (0..injected.names.len())
+            .filter(|&at| !injected.names[at].starts_with("example"))
+            .map(|at| Candidate::of(injected, at, true))
             .collect();
         let mut injection = injection(catalog.clone(), Target::Responses);
         injection.discovery = Some(Discovery::new(
@@ -740,16 +718,9 @@ mod tests {
         ];
         let catalog = Arc::new(Catalog::build(&sources, "__", 1, false));
         let injected = catalog.for_target(Target::Anthropic);
-        let candidates = injected
-            .names
-            .iter()
-            .zip(&injected.tools)
-            .filter(|(name, _)| name.starts_with("github"))
-            .map(|(name, tool)| Candidate {
-                name: name.clone(),
-                tool: tool.clone(),
-                namespace: None,
-            })
+        let candidates = (0..injected.names.len())
+            .filter(|&at| injected.names[at].starts_with("github"))
+            .map(|at| Candidate::of(injected, at, true))
             .collect();
         let mut injection = injection(catalog.clone(), Target::Anthropic);
         injection.cache = crate::config::CacheTools::FiveMinutes.cache_control();
