@@ -1,7 +1,7 @@
 //! Bad input from a model, and what the model is told.
 //!
-//! 92 cases in all:
-//! - 78 rows of the table in `invalid_arguments_are_reported_with_pointer_and_message`, each an
+//! 95 cases in all:
+//! - 81 rows of the table in `invalid_arguments_are_reported_with_pointer_and_message`, each an
 //!   `InvalidArguments` with its exact pointers and a telling fragment of each message;
 //! - 14 standalone tests below it: a 2 MB argument given by value (over the byte limit), a
 //!   10,000-deep `Value` (nested objects given by value, checked in a child process since a
@@ -116,6 +116,25 @@ fn grumble(
     Err(Verbose(length as usize))
 }
 
+/// An office: a building and a floor.
+#[derive(Debug, Deserialize, JsonSchema, Portable)]
+#[allow(dead_code, reason = "read only to be validated")]
+struct Office {
+    /// The building's name.
+    building: String,
+    /// The floor, negative below ground.
+    floor: i8,
+}
+
+/// Move a desk, to an office or to storage (no office).
+#[tool]
+fn move_desk(
+    /// Where to; `null` for storage.
+    office: Option<Office>,
+) -> String {
+    format!("moved to {office:?}")
+}
+
 #[derive(Clone)]
 struct Database;
 
@@ -144,6 +163,7 @@ fn tools() -> ToolSet {
         .tool_with_timeout(Slow, Duration::from_millis(50))
         .tool(Grumble)
         .tool(NeedsDatabase)
+        .tool(MoveDesk)
         // Declared to come with each call, and then not given: the call fails at run time.
         .state_per_call::<Database>()
         .build()
@@ -336,7 +356,7 @@ fn check_invalid(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The table: 77 cases
+// The table: 81 cases
 // ---------------------------------------------------------------------------------------------
 
 const TEN_MB: usize = 10 * 1024 * 1024;
@@ -920,6 +940,31 @@ fn cases() -> Vec<Case> {
             raw(r#"{"n": 1, "n": 2}"#),
             &[("", &["`n` is given twice"])],
         ),
+        // --- Unions (3): the branch the value was meant for, never `null` for an object ---
+        case(
+            "an optional object with two bad fields: each at its own path",
+            "move_desk",
+            text(json!({"office": {"building": 5, "floor": "x"}})),
+            &[
+                (
+                    "/office/building",
+                    &["expected `string`", "got an integer (5)"],
+                ),
+                ("/office/floor", &["expected `integer`", "got a string"]),
+            ],
+        ),
+        case(
+            "an optional object with one bad field",
+            "move_desk",
+            text(json!({"office": {"building": "B", "floor": 300}})),
+            &[("/office/floor", &["must be at most 127", "got 300"])],
+        ),
+        case(
+            "an optional object given as a string: every type it may have",
+            "move_desk",
+            text(json!({"office": "B2"})),
+            &[("/office", &["expected `object` or `null`", "got a string"])],
+        ),
     ]
 }
 
@@ -927,7 +972,7 @@ fn cases() -> Vec<Case> {
 async fn invalid_arguments_are_reported_with_pointer_and_message() {
     let tools = tools();
     let cases = cases();
-    assert_eq!(cases.len(), 78, "the count at the top of this file");
+    assert_eq!(cases.len(), 81, "the count at the top of this file");
     let mut failures = Vec::new();
     for case in cases {
         let shown = case.input.describe();

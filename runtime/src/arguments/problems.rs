@@ -8,9 +8,12 @@ use crate::ArgumentProblem;
 use crate::describe_value::{received, shorten, typed};
 
 /// A validation error as problems for the model. A value that matches none of the branches of an
-/// `anyOf`/`oneOf` (a data-carrying enum, say) is reported through the branch it comes closest
-/// to, the one with the fewest errors: "at `/schedule/hour`: must be at most 23" tells the model
-/// what to fix, where "matches none of the allowed shapes" would not.
+/// `anyOf`/`oneOf` (a data-carrying enum, an `Option`) is reported through the branch it was
+/// meant for: one that takes the value's JSON type, then the one with the fewest errors. "at
+/// `/schedule/hour`: must be at most 23" tells the model what to fix, where "matches none of the
+/// allowed shapes" would not; and an object with two bad fields is never explained by the `null`
+/// branch it is one error away from ("expected `null`"), which would have the model drop its
+/// data. A value no branch takes the type of is told every type it may have.
 pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Vec<ArgumentProblem> {
     let branches = match error.kind() {
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
@@ -19,6 +22,10 @@ pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Ve
         _ => return vec![validation_problem(error)],
     };
     if let Some(problem) = unknown_discriminator(branches) {
+        return vec![problem];
+    }
+    let here = error.instance_path().as_str();
+    if let Some(problem) = no_branch_takes_the_type(branches, here, error.instance()) {
         return vec![problem];
     }
     // A branch refused only for its discriminator (`kind` is not "daily") is not the closest.
@@ -32,12 +39,73 @@ pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Ve
                     ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
                 )
             });
-            (discriminator_only, errors.len())
+            (
+                refuses_the_type(errors, here),
+                discriminator_only,
+                errors.len(),
+            )
         });
     match closest {
         Some(errors) => errors.iter().flat_map(|e| validation_problems(e)).collect(),
         None => vec![validation_problem(error)],
     }
+}
+
+/// Whether a branch refuses the value for its JSON type: a `type` error at the value itself
+/// (`{"type": "null"}` for an object), not inside it.
+fn refuses_the_type(errors: &[jsonschema::ValidationError<'static>], here: &str) -> bool {
+    errors.iter().any(|e| {
+        e.instance_path().as_str() == here && matches!(e.kind(), ValidationErrorKind::Type { .. })
+    })
+}
+
+/// When every branch refuses the value for its type alone, one problem: every type it may have
+/// ("expected `object` or `null`, got a string"), rather than one branch's type.
+fn no_branch_takes_the_type(
+    branches: &[Vec<jsonschema::ValidationError<'static>>],
+    here: &str,
+    instance: &Value,
+) -> Option<ArgumentProblem> {
+    let mut expected: Vec<String> = Vec::new();
+    for errors in branches {
+        let [error] = errors.as_slice() else {
+            return None;
+        };
+        let ValidationErrorKind::Type { kind } = error.kind() else {
+            return None;
+        };
+        if error.instance_path().as_str() != here {
+            return None;
+        }
+        let types: Vec<String> = match kind {
+            TypeKind::Single(t) => vec![t.to_string()],
+            TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+        };
+        for t in types {
+            if !expected.contains(&t) {
+                expected.push(t);
+            }
+        }
+    }
+    if branches.len() < 2 {
+        return None;
+    }
+    Some(ArgumentProblem {
+        pointer: here.to_owned(),
+        message: expected_types(expected, instance),
+    })
+}
+
+/// "expected `integer` or `null`, got a string (\"x\")": the types first, `null` (that the value
+/// may be left out) last.
+fn expected_types(types: Vec<String>, instance: &Value) -> String {
+    let mut expected: Vec<String> = types.into_iter().map(|t| format!("`{t}`")).collect();
+    expected.sort_by_key(|t| t == "`null`");
+    format!(
+        "expected {}, got {}",
+        expected.join(" or "),
+        typed(instance)
+    )
 }
 
 /// When every branch refuses the same property for its `const`/`enum` (the tag of a data-carrying
@@ -121,19 +189,13 @@ fn validation_problem(error: &jsonschema::ValidationError<'_>) -> ArgumentProble
                 if names.len() == 1 { "it" } else { "them" }
             )
         }
-        ValidationErrorKind::Type { kind } => {
-            let mut expected: Vec<String> = match kind {
-                TypeKind::Single(t) => vec![format!("`{t}`")],
-                TypeKind::Multiple(set) => set.iter().map(|t| format!("`{t}`")).collect(),
-            };
-            // "`integer` or `null`": the type first, then that it may be left out.
-            expected.sort_by_key(|t| t == "`null`");
-            format!(
-                "expected {}, got {}",
-                expected.join(" or "),
-                typed(instance)
-            )
-        }
+        ValidationErrorKind::Type { kind } => expected_types(
+            match kind {
+                TypeKind::Single(t) => vec![t.to_string()],
+                TypeKind::Multiple(set) => set.iter().map(|t| t.to_string()).collect(),
+            },
+            instance,
+        ),
         ValidationErrorKind::Enum { options } => {
             format!(
                 "must be one of {}, got {got}",

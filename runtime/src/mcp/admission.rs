@@ -54,7 +54,7 @@ impl Id {
             Captured::Unusable => {
                 return Id::Invalid {
                     echo: None,
-                    why: "`id` is given twice, or is longer than 1024 bytes".to_owned(),
+                    why: "`id` is longer than 1024 bytes".to_owned(),
                 };
             }
             Captured::Raw(raw) => String::from_utf8_lossy(raw).into_owned(),

@@ -28,7 +28,8 @@ pub(super) enum Captured {
     Absent,
     /// Its raw JSON text, whitespace trimmed.
     Raw(Vec<u8>),
-    /// In the line, but longer than [`MAX_CAPTURE`] bytes or given twice.
+    /// In the line, but longer than [`MAX_CAPTURE`] bytes, or given twice (an `id` given twice
+    /// keeps its last value).
     Unusable,
 }
 
@@ -365,6 +366,10 @@ impl Envelope {
         };
         *slot = match slot {
             Captured::Absent if !overflow => Captured::Raw(raw),
+            // A request whose `id` is given twice is refused, but under an id its sender waits
+            // for: the last, the one JSON.parse, Python's json and serde_json keep. Answered
+            // with `null`, it would never be answered at all.
+            Captured::Raw(_) if member == Member::Id && !overflow => Captured::Raw(raw),
             _ => Captured::Unusable,
         };
         true
@@ -430,8 +435,11 @@ mod tests {
 
     #[test]
     fn twice_or_too_long_is_unusable() {
+        // Except an `id`: the last is kept, to answer the refusal under it.
         let e = scan(r#"{"id": 1, "id": 2}"#);
-        assert_eq!(e.id, Captured::Unusable);
+        assert_eq!(raw(&e.id), "2");
+        let e = scan(r#"{"method": "ping", "method": "tools/list", "id": 1}"#);
+        assert_eq!(e.method, Captured::Unusable);
         let long = "x".repeat(2000);
         let e = scan(&format!(r#"{{"id": "{long}", "method": "ping"}}"#));
         assert_eq!(e.id, Captured::Unusable);

@@ -227,6 +227,15 @@ mod tests {
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains("the request body is empty"), "{message}");
 
+        // An id given twice: answered under the last, the one the sender's JSON reads.
+        let (status, answer) = judged(r#"{"jsonrpc":"2.0","id":5,"id":6,"method":"ping"}"#)
+            .await
+            .unwrap_err();
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer["id"], 6);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("the key `id` is given twice"), "{message}");
+
         let (status, answer) = judged(r#"{"jsonrpc":"2.0","method":"notifications/x","params":3}"#)
             .await
             .unwrap_err();
