@@ -3,9 +3,11 @@
 //! with its JSON Pointer. One idea per module: the text before any schema (`text`), what a
 //! parsed value holds (`shape`), rewriting the parsed value along the shown schema (`rewrite`),
 //! the ranges of the Rust number types (`ranges`), what to validate and with what (`validate`),
+//! the `format` checks beyond the validator's own (`formats`),
 //! the problems in the model's words (`problems`), and deserialising with the path kept when an
 //! error needs it (`tracked`).
 
+mod formats;
 mod problems;
 mod ranges;
 mod rewrite;

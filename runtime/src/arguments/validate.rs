@@ -9,7 +9,7 @@ use crate::instance;
 /// The validator of a schema shown to a model. `format` is only an annotation in 2020-12
 /// unless asked for; the model was shown it as a rule ("Must be an email address."), so it is
 /// one, including the formats schemars gives chrono's types and `IpAddr`, which the validator
-/// does not know.
+/// does not know, and with domain names read as their RFCs read them (`formats`).
 pub(crate) fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     validator_in(schema, jsonschema::Draft::Draft202012)
 }
@@ -21,58 +21,12 @@ pub(crate) fn validator_in(
     schema: &Value,
     draft: jsonschema::Draft,
 ) -> Result<jsonschema::Validator, String> {
-    jsonschema::options()
+    let options = jsonschema::options()
         .with_draft(draft)
-        .should_validate_formats(true)
-        .with_format("partial-time", is_partial_time)
-        .with_format("ip", |s: &str| s.parse::<std::net::IpAddr>().is_ok())
-        .with_format("partial-date-time", |s: &str| {
-            s.split_once('T')
-                .is_some_and(|(date, time)| is_date(date) && is_partial_time(time))
-        })
+        .should_validate_formats(true);
+    super::formats::with_formats(options, draft)
         .build(schema)
         .map_err(|err| err.to_string())
-}
-
-/// `HH:MM:SS` with optional fractions of a second, as chrono reads a `NaiveTime` (a leap second
-/// is `60`).
-fn is_partial_time(s: &str) -> bool {
-    let (clock, fraction) = s.split_once('.').unwrap_or((s, "0"));
-    let parts: Vec<&str> = clock.split(':').collect();
-    let two_digits = |p: &str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit());
-    parts.len() == 3
-        && parts.iter().all(|p| two_digits(p))
-        && !fraction.is_empty()
-        && fraction.bytes().all(|b| b.is_ascii_digit())
-        && parts[0] < "24"
-        && parts[1] < "60"
-        && parts[2] <= "60"
-}
-
-/// `YYYY-MM-DD`, a day that exists.
-fn is_date(s: &str) -> bool {
-    let parts: Vec<&str> = s.split('-').collect();
-    let [year, month, day] = parts.as_slice() else {
-        return false;
-    };
-    let number = |p: &str, len: usize| {
-        (p.len() == len && p.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| p.parse::<u32>().ok())
-            .flatten()
-    };
-    let (Some(year), Some(month), Some(day)) = (number(year, 4), number(month, 2), number(day, 2))
-    else {
-        return false;
-    };
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let days = match month {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&day)
 }
 
 /// Whether deserialising the tool's argument type already enforces every rule of its schema, so

@@ -220,6 +220,8 @@ pub(crate) fn format_phrase(format: &str) -> Option<&'static str> {
         "ipv6" => "an IPv6 address",
         "ip" => "an IP address (IPv4 or IPv6)",
         "hostname" => "a hostname",
+        "idn-email" => "an email address (non-ASCII characters allowed)",
+        "idn-hostname" => "a hostname (non-ASCII characters allowed)",
         // OpenAPI's numeric formats, met on strings (Google's APIs write 64-bit integers as
         // strings) or on a number where a target keeps no format.
         "int32" => "a 32-bit integer",
