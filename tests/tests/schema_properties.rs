@@ -3,9 +3,11 @@
 //! an integer, an explicit `null`, an offset on a date-time or an f32 extreme).
 //!
 //! For every showcase tool (as an echo) and every tricky tool of `tooldef_tests::tricky`, in
-//! every target that renders it, [`CASES`] instances are generated from the target's schema
-//! (Gemini's OpenAPI dialect translated to JSON Schema first), and most of them are also mutated
-//! into an invalid one. Each instance is called through the tool set as a JSON value and as JSON
+//! every target that renders it, instances are generated from the target's schema (Gemini's
+//! OpenAPI dialect translated to JSON Schema first), [`DRAWS_PER_TOOL`] per tool shared among its
+//! targets, and most of them are also mutated into an invalid one; a quarter also have two or
+//! more fields of one object broken at once, each of which the problems must name at its own
+//! place. Each instance is called through the tool set as a JSON value and as JSON
 //! text (a mutation in one of the two, chosen at random), and judged by
 //! `tooldef_tests::schema_instances::oracle` against the full constraints (the MCP rendering,
 //! `null`s of optional properties removed, plus the ranges of 32- and 64-bit integers and `f32`, which
@@ -16,7 +18,8 @@
 //!   `f32` the nearest `f32`);
 //! - breaking a rule (one the target only described in words, an unstated range, or a
 //!   mutation): refused with `InvalidArguments` whose problems say where, what was expected
-//!   and what was received, in JSON's terms.
+//!   and what was received, in JSON's terms; a value against a union is explained through a
+//!   branch that takes its type, never through another's "expected `null`".
 //!
 //! Instances of the MCP schema are also turned into each target's form (a strict target's
 //! absent properties sent as `null`) and must be valid there: a rendering is never stricter
@@ -28,7 +31,8 @@
 //! Findings are grouped by category and cause, one example each, with the seed and the
 //! instance's index, so that a failure can be replayed alone:
 //! `SCHEMA_ONLY=tool/target/index cargo test -p tooldef-tests --test schema_properties`
-//! (`SCHEMA_SEED` changes the base seed, `SCHEMA_CASES` the number of instances).
+//! (`SCHEMA_SEED` changes the base seed, `SCHEMA_CASES` the number of instances per tool and
+//! target).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Mutex;
@@ -39,7 +43,8 @@ use tokio::runtime::Runtime;
 use tooldef::{Target, ToolDefinition, ToolError, ToolSet};
 use tooldef_tests::schema_instances::dialect::{self, is_strict, shown_schema};
 use tooldef_tests::schema_instances::generate::{Generator, Shape};
-use tooldef_tests::schema_instances::mutate::mutate;
+use tooldef_tests::schema_instances::messages::names_each;
+use tooldef_tests::schema_instances::mutate::{break_siblings, mutate};
 use tooldef_tests::schema_instances::node::mentions_ref;
 use tooldef_tests::schema_instances::nulls::absent_as_null;
 use tooldef_tests::schema_instances::oracle::{
@@ -49,11 +54,13 @@ use tooldef_tests::schema_instances::ranges::has_unstated_ranges;
 use tooldef_tests::schema_instances::rng::Rng;
 use tooldef_tests::tricky;
 
-/// Instances generated per tool and target (each valid for the target's schema); most are also
-/// mutated into an invalid one.
-const CASES: usize = 500;
+/// Instances generated per tool, shared among the targets that render it (each valid for the
+/// target's schema); most are also mutated into an invalid one.
+const DRAWS_PER_TOOL: usize = 10_000;
 /// How often an instance is also mutated.
 const MUTATION_RATE: f64 = 0.6;
+/// How often two or more fields of one of its objects are also broken at once.
+const SIBLINGS_RATE: f64 = 0.25;
 /// The base seed.
 const SEED: u64 = 0x7001_DEF0_0011;
 
@@ -67,11 +74,13 @@ fn seed() -> u64 {
         .unwrap_or(SEED)
 }
 
-fn cases() -> usize {
+/// Instances per target of a tool rendered for `targets` targets: `SCHEMA_CASES` if set, else
+/// enough for [`DRAWS_PER_TOOL`] across them.
+fn cases(targets: usize) -> usize {
     std::env::var("SCHEMA_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(CASES)
+        .unwrap_or_else(|| DRAWS_PER_TOOL.div_ceil(targets.max(1)))
 }
 
 /// `SCHEMA_ONLY=tool[/target[/index]]`.
@@ -481,6 +490,7 @@ fn call_and_judge(
     expectation: &Expectation,
     instance: &Value,
     forms: Forms,
+    must_name: &[String],
     mut example: Example,
     report: &mut Report,
     counts: &mut Counts,
@@ -507,7 +517,17 @@ fn call_and_judge(
     let phase = std::time::Instant::now();
     let what = example.what.clone();
     for (how, outcome) in outcomes {
-        if let Err(finding) = constraints.judge(expectation, &outcome) {
+        let named = match (expectation, &outcome) {
+            (Expectation::Refuse { .. }, Outcome::Refused(problems)) => {
+                names_each(problems, must_name).map_err(|poor| Finding {
+                    category: Category::PoorMessage,
+                    signature: poor.fault.clone(),
+                    detail: poor.detail,
+                })
+            }
+            _ => Ok(()),
+        };
+        if let Err(finding) = constraints.judge(expectation, &outcome).and(named) {
             report.add(
                 finding,
                 Example {
@@ -610,6 +630,7 @@ fn run_job(
             &expectation,
             &instance,
             Forms::Both,
+            &[],
             example(what),
             &mut report,
             &mut counts,
@@ -670,10 +691,45 @@ fn run_job(
                 &expectation,
                 &form,
                 forms,
+                &[],
                 example("an MCP instance in the strict targets' form"),
                 &mut report,
                 &mut counts,
             );
+        }
+        // Faults in two or more fields of one object, each to be named at its own place (not
+        // the object explained through a branch of its union that would drop it).
+        if rng.chance(SIBLINGS_RATE) {
+            let phase = std::time::Instant::now();
+            let broken = break_siblings(
+                &target_plan.shown,
+                &instance,
+                |v| !target_plan.validator.is_valid(v),
+                &mut rng,
+            );
+            counts.phases[4] += phase.elapsed();
+            if let Some((mutated, places)) = broken {
+                let expectation = constraints.expectation(&mutated, false);
+                *report.mutations.entry("siblings".to_owned()).or_default() += 1;
+                counts.invalid += 1;
+                let forms = if rng.chance(0.5) {
+                    Forms::Value
+                } else {
+                    Forms::Text
+                };
+                call_and_judge(
+                    rt,
+                    set,
+                    plan,
+                    &expectation,
+                    &mutated,
+                    forms,
+                    &places,
+                    example(&format!("{} fields of one object broken", places.len())),
+                    &mut report,
+                    &mut counts,
+                );
+            }
         }
         // A mutation, confirmed invalid for the shown schema.
         if !rng.chance(MUTATION_RATE) {
@@ -718,6 +774,7 @@ fn run_job(
                 &expectation,
                 &mutated,
                 forms,
+                &[],
                 example(&label),
                 &mut report,
                 &mut counts,
@@ -842,9 +899,11 @@ fn what_the_schema_allows_the_call_accepts() {
     );
     let base = seed();
     let (only_tool, only_target, only_index) = only();
-    let indices: Vec<usize> = match only_index {
-        Some(i) => vec![i],
-        None => (0..cases()).collect(),
+    let indices = |plan: &Plan| -> Vec<usize> {
+        match only_index {
+            Some(i) => vec![i],
+            None => (0..cases(plan.targets.len())).collect(),
+        }
     };
     let jobs: Vec<(&Plan, &TargetPlan)> = plans
         .iter()
@@ -880,7 +939,7 @@ fn what_the_schema_allows_the_call_accepts() {
                     let Some((plan, target_plan)) = jobs.get(job) else {
                         break;
                     };
-                    let part = run_job(&rt, &set, plan, target_plan, base, &indices);
+                    let part = run_job(&rt, &set, plan, target_plan, base, &indices(plan));
                     report.lock().expect("not poisoned").merge(part);
                 }
             });
@@ -921,14 +980,19 @@ fn what_the_schema_allows_the_call_accepts() {
     );
     println!("{summary}");
     if only_index.is_none() {
-        // Enough instances everywhere: CASES generated per tool and target.
-        for ((tool, target), c) in &report.counts {
-            assert_eq!(
-                c.generated + c.not_generated,
-                indices.len(),
-                "{tool}/{}",
-                target.short_name()
-            );
+        // Enough instances everywhere: DRAWS_PER_TOOL generated per tool, across its targets.
+        for plan in &plans {
+            let drawn: usize = report
+                .counts
+                .iter()
+                .filter(|((tool, _), _)| tool == plan.name())
+                .map(|(_, c)| c.generated + c.not_generated)
+                .sum();
+            let wanted = indices(plan).len() * plan.targets.len();
+            assert_eq!(drawn, wanted, "{}", plan.name());
+            if std::env::var_os("SCHEMA_CASES").is_none() && only_tool.is_none() {
+                assert!(drawn >= DRAWS_PER_TOOL, "{}: {drawn}", plan.name());
+            }
         }
     }
     if !report.groups.is_empty() {

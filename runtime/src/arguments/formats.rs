@@ -186,7 +186,12 @@ mod tests {
             assert!(is_email(&format!("Zoë.Ng@{valid}").replace('ë', "e")));
         }
         // Case changes nothing else: a label that is no A-label stays refused.
-        for invalid in ["XN--.example", "ab--cd.example", "-a.example", "a_b.example"] {
+        for invalid in [
+            "XN--.example",
+            "ab--cd.example",
+            "-a.example",
+            "a_b.example",
+        ] {
             assert!(!is_hostname(invalid), "{invalid}");
             assert!(!is_email(&format!("z@{invalid}")), "z@{invalid}");
         }

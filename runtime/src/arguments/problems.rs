@@ -9,7 +9,8 @@ use crate::describe_value::{received, shorten, typed};
 
 /// A validation error as problems for the model. A value that matches none of the branches of an
 /// `anyOf`/`oneOf` (a data-carrying enum, an `Option`) is reported through the branch it was
-/// meant for: one that takes the value's JSON type, then the one with the fewest errors. "at
+/// meant for: one that takes the value's JSON type, then the one whose keys the value has, then
+/// the one with the fewest errors. "at
 /// `/schedule/hour`: must be at most 23" tells the model what to fix, where "matches none of the
 /// allowed shapes" would not; and an object with two bad fields is never explained by the `null`
 /// branch it is one error away from ("expected `null`"), which would have the model drop its
@@ -39,9 +40,16 @@ pub(crate) fn validation_problems(error: &jsonschema::ValidationError<'_>) -> Ve
                     ValidationErrorKind::Constant { .. } | ValidationErrorKind::Enum { .. }
                 )
             });
+            // Errors at the value itself (a key missing, a key unknown) say the value has
+            // another variant's shape: `{"move": {…}}` is not a `{"say": …}` missing `say`.
+            let at_the_value = errors
+                .iter()
+                .filter(|e| e.instance_path().as_str() == here)
+                .count();
             (
                 refuses_the_type(errors, here),
                 discriminator_only,
+                at_the_value,
                 errors.len(),
             )
         });

@@ -120,13 +120,18 @@ fn tighten(map: &mut serde_json::Map<String, Value>, lo: Value, hi: Value) {
 }
 
 /// A draft 2020-12 validator for `schema`, formats asserted (also `partial-time`,
-/// `partial-date-time` and `ip`).
+/// `partial-date-time` and `ip`; host names and mailboxes read apart from the library, by the
+/// `idna` and `email_address` crates).
 pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::draft202012::options()
         .should_validate_formats(true)
         .with_format("partial-time", formats::is_partial_time)
         .with_format("partial-date-time", formats::is_partial_date_time)
         .with_format("ip", formats::is_ip)
+        .with_format("hostname", formats::is_hostname)
+        .with_format("idn-hostname", formats::is_idn_hostname)
+        .with_format("email", formats::is_email)
+        .with_format("idn-email", formats::is_idn_email)
         .build(schema)
         .map_err(|err| format!("the schema does not compile: {err}\n{schema}"))
 }

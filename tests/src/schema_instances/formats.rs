@@ -1,7 +1,8 @@
 //! String formats: valid values generated for every format tooldef's schemas use (with
 //! offsets, fractional seconds, upper case where the format allows it), invalid ones for
 //! mutations, the checks the `jsonschema` crate lacks (`partial-time`, `partial-date-time`,
-//! `ip`), and the parsing that decides when two spellings mean the same value.
+//! `ip`) or that the oracle reads apart from the library (host names and mailboxes, through the
+//! `idna` and `email_address` crates), and the parsing that decides when two spellings mean the same value.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -18,7 +19,9 @@ pub const KNOWN: &[&str] = &[
     "uuid",
     "uri",
     "email",
+    "idn-email",
     "hostname",
+    "idn-hostname",
     "ipv4",
     "ipv6",
     "ip",
@@ -39,7 +42,9 @@ pub fn generate(format: &str, rng: &mut Rng) -> Option<String> {
         "uuid" => uuid(rng),
         "uri" => uri(rng),
         "email" => email(rng),
+        "idn-email" => idn_email(rng),
         "hostname" => hostname(rng, 4),
+        "idn-hostname" => idn_hostname(rng, 3),
         "ipv4" => ipv4(rng),
         "ipv6" => ipv6(rng),
         "ip" => {
@@ -81,8 +86,37 @@ pub fn invalid(format: &str, rng: &mut Rng) -> String {
             "123e4567-e89b-12d3-a456-42661417400",
         ],
         "uri" => &["not a uri", "//no-scheme/path", "http://exa mple.com/", ":"],
-        "email" => &["no-at-sign", "a@", "@example.com", "a b@example.com"],
-        "hostname" => &["-bad-.example", "exa mple.com", "a..b", "under_score.com"],
+        "email" => &[
+            "no-at-sign",
+            "a@",
+            "@example.com",
+            "a b@example.com",
+            "josé@example.com",
+            "a@bücher.example",
+            "a@XN--.example",
+        ],
+        "idn-email" => &[
+            "josé",
+            "jo sé@example.com",
+            "josé@",
+            "@bücher.example",
+            "a@-b.example",
+        ],
+        "hostname" => &[
+            "-bad-.example",
+            "exa mple.com",
+            "a..b",
+            "under_score.com",
+            "ab--cd.example",
+            "XN--.example",
+            "bücher.example",
+        ],
+        "idn-hostname" => &[
+            "-bücher.example",
+            "bü cher.example",
+            "a..b",
+            "bü_cher.example",
+        ],
         "ipv4" => &["256.1.1.1", "1.2.3", "01.2.3.4", "a.b.c.d"],
         "ipv6" => &["1:2:3", "::g", "1::2::3", "12345::"],
         "ip" => &["256.1.1.1", "1:2:3", "localhost"],
@@ -167,30 +201,31 @@ fn offset(rng: &mut Rng) -> String {
     }
 }
 
+/// An RFC 3339 (Appendix A) duration: weeks alone, or a run of consecutive date units (a year
+/// may be followed by months, months by days; never a year then days) and of consecutive time
+/// units, as its grammar has them (ISO 8601 allows gaps; RFC 3339, which JSON Schema names,
+/// does not).
 fn duration(rng: &mut Rng) -> String {
     if rng.chance(0.2) {
         return format!("P{}W", rng.int_between(0, 52));
     }
+    let run = |rng: &mut Rng, units: [char; 3]| -> String {
+        let first = rng.between(0, 2);
+        let last = rng.between(first, 2);
+        units[first..=last]
+            .iter()
+            .map(|unit| format!("{}{unit}", rng.int_between(0, 99)))
+            .collect()
+    };
+    let date = rng.chance(0.6);
+    let time = !date || rng.chance(0.5);
     let mut out = "P".to_owned();
-    let mut any = false;
-    for unit in ['Y', 'M', 'D'] {
-        if rng.chance(0.4) {
-            out.push_str(&format!("{}{unit}", rng.int_between(0, 99)));
-            any = true;
-        }
+    if date {
+        out.push_str(&run(rng, ['Y', 'M', 'D']));
     }
-    if rng.chance(0.5) || !any {
+    if time {
         out.push('T');
-        let mut time = false;
-        for unit in ['H', 'M', 'S'] {
-            if rng.chance(0.5) {
-                out.push_str(&format!("{}{unit}", rng.int_between(0, 59)));
-                time = true;
-            }
-        }
-        if !time {
-            out.push_str(&format!("{}S", rng.int_between(0, 59)));
-        }
+        out.push_str(&run(rng, ['H', 'M', 'S']));
     }
     out
 }
@@ -263,13 +298,23 @@ fn uri(rng: &mut Rng) -> String {
             }
             out
         }
-        1 => format!("mailto:{}", email(rng)),
+        // A mailbox's local part may hold what a URI must percent-encode (`{`, `%`, `?`).
+        1 => format!("mailto:{}@{}", uri_chars(rng, 8), hostname(rng, 3)),
         2 => format!("urn:isbn:{}", rng.int_between(1_000_000_000, 9_999_999_999)),
         _ => format!("file:///{}/{}", uri_chars(rng, 6), uri_chars(rng, 6)),
     }
 }
 
 fn email(rng: &mut Rng) -> String {
+    let mut domain = hostname(rng, 3);
+    if !domain.contains('.') {
+        domain.push_str(".example");
+    }
+    format!("{}@{domain}", local_part(rng))
+}
+
+/// An RFC 5321 `dot-string` local part.
+fn local_part(rng: &mut Rng) -> String {
     const ATOM: &[u8] =
         b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+/=?^_`{|}~-";
     let mut local = String::new();
@@ -281,22 +326,67 @@ fn email(rng: &mut Rng) -> String {
             local.push(char::from(*rng.pick(ATOM)));
         }
     }
-    let mut domain = hostname(rng, 3);
-    if !domain.contains('.') {
+    local
+}
+
+/// An RFC 6531 mailbox: a local part with non-ASCII letters now and then, at an
+/// internationalised domain.
+fn idn_email(rng: &mut Rng) -> String {
+    let local = if rng.chance(0.5) {
+        (*rng.pick(UNICODE_LOCAL_PARTS)).to_owned()
+    } else {
+        local_part(rng)
+    };
+    let mut domain = idn_hostname(rng, 3);
+    if !domain.contains(['.', '\u{3002}']) {
         domain.push_str(".example");
     }
     format!("{local}@{domain}")
 }
 
-/// A host name of 1 to `max_labels` labels (RFC 1123), upper case now and then; the last of
-/// several labels starts with a letter, as top-level domains do.
+/// Local parts of internationalised mailboxes (RFC 6531's examples' kind).
+const UNICODE_LOCAL_PARTS: &[&str] = &["josé", "用户", "Pelé", "θσερ", "почта", "ñandú.rojo"];
+
+/// Valid A-labels (RFC 5890): real internationalised top-level and second-level domains, in
+/// their lower-case form; [`hostname`] writes them in any case, as DNS reads them.
+const A_LABELS: &[&str] = &[
+    "xn--55qw42g",
+    "xn--p1ai",
+    "xn--bcher-kva",
+    "xn--fiqs8s",
+    "xn--80asehdb",
+    "xn--zckzah",
+    "xn--e1afmkfd",
+    "xn--mnchen-3ya",
+];
+
+/// U-labels (RFC 5890) of several scripts, some with upper-case letters (UTS #46 maps them).
+const U_LABELS: &[&str] = &[
+    "bücher",
+    "BÜCHER",
+    "münchen",
+    "例え",
+    "テスト",
+    "россия",
+    "公益",
+    "ελληνικά",
+    "नमस्ते",
+    "straße",
+];
+
+/// A host name of 1 to `max_labels` labels (RFC 1123), upper case now and then, an A-label
+/// (in any case) now and then; the last of several labels starts with a letter, as top-level
+/// domains do.
 pub fn hostname(rng: &mut Rng, max_labels: usize) -> String {
     const FIRST: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     const INNER: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789-";
-    let upper = rng.chance(0.1);
+    let case = rng.weighted(&[17, 2, 1]);
     let count = rng.between(1, max_labels);
     let labels: Vec<String> = (0..count)
         .map(|n| {
+            if rng.chance(0.08) {
+                return (*rng.pick(A_LABELS)).to_owned();
+            }
             let len = if rng.chance(0.03) {
                 63
             } else {
@@ -315,12 +405,45 @@ pub fn hostname(rng: &mut Rng, max_labels: usize) -> String {
                 if (i == 2 || i == 3) && c == '-' {
                     c = 'x';
                 }
-                label.push(if upper { c.to_ascii_uppercase() } else { c });
+                label.push(c);
             }
             label
         })
         .collect();
-    labels.join(".")
+    let name = labels.join(".");
+    // Domain names are case-insensitive (RFC 4343): all upper case, or mixed.
+    match case {
+        0 => name,
+        1 => name.to_ascii_uppercase(),
+        _ => name
+            .chars()
+            .map(|c| {
+                if rng.chance(0.5) {
+                    c.to_ascii_uppercase()
+                } else {
+                    c
+                }
+            })
+            .collect(),
+    }
+}
+
+/// An internationalised host name (RFC 5890) of 1 to `max_labels` labels: U-labels of several
+/// scripts among ASCII and A-labels, separated by a full stop (now and then the ideographic one,
+/// which UTS #46 also reads as a dot).
+fn idn_hostname(rng: &mut Rng, max_labels: usize) -> String {
+    let count = rng.between(1, max_labels);
+    let separator = if rng.chance(0.1) { "\u{3002}" } else { "." };
+    (0..count)
+        .map(|_| {
+            if rng.chance(0.6) {
+                (*rng.pick(U_LABELS)).to_owned()
+            } else {
+                hostname(rng, 1)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(separator)
 }
 
 fn ipv4(rng: &mut Rng) -> String {
@@ -401,6 +524,50 @@ pub fn is_partial_date_time(s: &str) -> bool {
         Some((date, time)) => is_date(date) && is_partial_time(time),
         None => false,
     }
+}
+
+/// `hostname` (RFC 1123, RFC 5891) as the `idna` crate reads it, apart from the library's
+/// validator: ASCII, and a valid domain for UTS #46 with STD3 rules, hyphens and DNS lengths
+/// checked, A-labels decoded and checked, in any case (RFC 4343).
+pub fn is_hostname(s: &str) -> bool {
+    s.is_ascii() && !s.ends_with('.') && idna::domain_to_ascii_strict(s).is_ok()
+}
+
+/// `idn-hostname` (RFC 5890) as the `idna` crate reads it: any domain UTS #46 with STD3 rules
+/// maps to a valid ASCII one.
+pub fn is_idn_hostname(s: &str) -> bool {
+    !s.ends_with(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'])
+        && idna::domain_to_ascii_strict(s).is_ok()
+}
+
+/// `email` (RFC 5321): a local part the `email_address` crate reads, at a host name
+/// ([`is_hostname`]) or an address literal.
+pub fn is_email(s: &str) -> bool {
+    mailbox(s, is_hostname, false)
+}
+
+/// `idn-email` (RFC 6531): [`is_email`] with non-ASCII characters in the local part (each read
+/// as a letter) and an internationalised domain ([`is_idn_hostname`]).
+pub fn is_idn_email(s: &str) -> bool {
+    mailbox(s, is_idn_hostname, true)
+}
+
+fn mailbox(s: &str, domain_ok: fn(&str) -> bool, non_ascii: bool) -> bool {
+    let Some((local, domain)) = s.rsplit_once('@') else {
+        return false;
+    };
+    if !non_ascii && !local.is_ascii() {
+        return false;
+    }
+    let local: String = local
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { 'a' })
+        .collect();
+    let domain_ok = match domain.strip_prefix('[') {
+        Some(literal) => email_address::EmailAddress::is_valid(&format!("a@[{literal}")),
+        None => domain_ok(domain),
+    };
+    domain_ok && email_address::EmailAddress::is_valid(&format!("{local}@example.com"))
 }
 
 /// An IPv4 or IPv6 address: schemars' format for `std::net::IpAddr`.
@@ -496,7 +663,29 @@ mod tests {
             ));
             assert!(is_ip(&generate("ip", &mut rng).unwrap()));
             assert!(is_date(&generate("date", &mut rng).unwrap()));
+            for (format, check) in [
+                ("hostname", is_hostname as fn(&str) -> bool),
+                ("idn-hostname", is_idn_hostname),
+                ("email", is_email),
+                ("idn-email", is_idn_email),
+            ] {
+                let value = generate(format, &mut rng).unwrap();
+                assert!(check(&value), "{format}: {value}");
+            }
         }
+        for format in ["hostname", "idn-hostname", "email", "idn-email"] {
+            let check = match format {
+                "hostname" => is_hostname as fn(&str) -> bool,
+                "idn-hostname" => is_idn_hostname,
+                "email" => is_email,
+                _ => is_idn_email,
+            };
+            for _ in 0..50 {
+                let value = invalid(format, &mut rng);
+                assert!(!check(&value), "{format}: {value}");
+            }
+        }
+        assert!(is_email("z@example.XN--55QW42G") && is_hostname("XN--BCHER-KVA.example"));
         assert!(!is_partial_time("24:00:00"));
         assert!(!is_date("2023-02-29"));
     }

@@ -21,6 +21,10 @@ pub struct Expected {
     pub received: Vec<String>,
     /// Whether a problem under this place also counts (a union reported through a branch).
     pub union: bool,
+    /// For a union: whether one of its branches takes the value's JSON type, so that the value
+    /// was meant for that branch, and a problem here must not be another branch's complaint
+    /// about the type ("expected `null`" for an object with two bad fields).
+    pub takes_type: bool,
     /// The error as the crate words it.
     pub text: String,
 }
@@ -101,6 +105,7 @@ fn flatten(error: &jsonschema::ValidationError<'_>, out: &mut Vec<Expected>) {
     let received = received_words(instance);
     let pointer = error.instance_path().as_str().to_owned();
     let text = error.to_string();
+    let mut takes_type = false;
     let (must_say, received, union): (Vec<Vec<String>>, Vec<String>, bool) = match error.kind() {
         ValidationErrorKind::Type { .. } => {
             let types: Vec<String> = text
@@ -182,6 +187,12 @@ fn flatten(error: &jsonschema::ValidationError<'_>, out: &mut Vec<Expected>) {
         }
         ValidationErrorKind::UniqueItems => (vec![vec!["unique".to_owned()]], vec![], false),
         ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
+            takes_type = context.iter().any(|branch| {
+                !branch.iter().any(|e| {
+                    e.instance_path().as_str() == pointer
+                        && matches!(e.kind(), ValidationErrorKind::Type { .. })
+                })
+            });
             for branch in context {
                 for e in branch {
                     flatten(e, out);
@@ -198,6 +209,7 @@ fn flatten(error: &jsonschema::ValidationError<'_>, out: &mut Vec<Expected>) {
         must_say,
         received,
         union,
+        takes_type,
         text,
     });
 }
@@ -272,6 +284,39 @@ fn unquoted(message: &str) -> String {
 /// schema does not explain.
 pub const UNEXPLAINED: &str = "a problem where the schema finds none";
 
+/// The fault of a union explained by a branch that does not take the value's type.
+pub const MISPLACED: &str = "a union explained by a branch the value's type was not meant for";
+
+/// The fault of a broken place no problem names.
+pub const UNNAMED: &str = "a broken place no problem names";
+
+/// Whether every place in `broken` is named by a problem, at it or under it: an object with k
+/// bad fields is told of each, not of the first only nor as a whole.
+pub fn names_each(problems: &[tooldef::ArgumentProblem], broken: &[String]) -> Result<(), Poor> {
+    for place in broken {
+        let named = problems
+            .iter()
+            .any(|p| p.pointer == *place || p.pointer.starts_with(&format!("{place}/")));
+        if !named {
+            return Err(Poor {
+                fault: UNNAMED.to_owned(),
+                problem: problems
+                    .first()
+                    .cloned()
+                    .unwrap_or(tooldef::ArgumentProblem {
+                        pointer: String::new(),
+                        message: String::new(),
+                    }),
+                detail: format!(
+                    "`{place}` is broken, but the problems name only {:?}",
+                    problems.iter().map(|p| &p.pointer).collect::<Vec<_>>()
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Why a refused call's problems are poor.
 #[derive(Debug, Clone)]
 pub struct Poor {
@@ -331,6 +376,21 @@ pub fn judge(problems: &[tooldef::ArgumentProblem], expected: &[Expected]) -> Re
                     "a problem at `{}`, where the schema allows the value (it is broken at \
                      {places:?}): {message}",
                     problem.pointer
+                ),
+            ));
+        }
+        // "expected `T`, got …" where the value was meant for a branch that takes its type:
+        // another branch's complaint, which would have the model change the value's type.
+        if message.starts_with("expected `")
+            && let Some(union) = here
+                .iter()
+                .find(|e| e.union && e.takes_type && e.pointer == problem.pointer)
+        {
+            return Err(poor(
+                MISPLACED.to_owned(),
+                format!(
+                    "at `{}`: {message:?}, though a branch of the union takes the value's type                      (the union: {})",
+                    problem.pointer, union.text
                 ),
             ));
         }

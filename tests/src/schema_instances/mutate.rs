@@ -84,6 +84,90 @@ pub fn mutate(root: &Value, valid: &Value, rng: &mut Rng) -> Option<(Value, Stri
     Some((mutated, format!("{what} at `{pointer}`"), family))
 }
 
+/// A value of a JSON type `types` does not allow, never `null` (which a left-out optional
+/// property may be) and never an integer where numbers are allowed.
+fn of_another_type(types: &[String], rng: &mut Rng) -> Option<Value> {
+    let allows = |t: &str| {
+        types
+            .iter()
+            .any(|x| x == t || (t == "integer" && x == "number"))
+    };
+    let others: Vec<Value> = [
+        ("string", json!("7")),
+        ("integer", json!(7)),
+        ("boolean", json!(true)),
+        ("array", json!([1])),
+        ("object", json!({"k": 1})),
+    ]
+    .into_iter()
+    .filter(|(t, _)| !allows(t))
+    .map(|(_, v)| v)
+    .collect();
+    (!others.is_empty()).then(|| rng.pick(&others).clone())
+}
+
+/// Several faults in one object: two or more of its properties each given a value of a JSON
+/// type its schema does not allow, each confirmed by `invalid` to break the instance alone. The
+/// mutated instance and the places broken; `None` when no object of `valid` has two properties
+/// that can be broken so.
+pub fn break_siblings(
+    root: &Value,
+    valid: &Value,
+    invalid: impl Fn(&Value) -> bool,
+    rng: &mut Rng,
+) -> Option<(Value, Vec<String>)> {
+    let mut all = Vec::new();
+    places(valid, String::new(), &mut all);
+    let mut objects: Vec<Vec<(String, Value)>> = Vec::new();
+    for (pointer, _) in all.iter().filter(|(_, container)| *container) {
+        let Some(Value::Object(object)) = valid.pointer(pointer) else {
+            continue;
+        };
+        let mut breakable = Vec::new();
+        for key in object.keys() {
+            let place = format!("{pointer}/{}", escape(key));
+            let Some(node) = node_at(root, valid, &place) else {
+                continue;
+            };
+            // A tag (`"op": "insert"`) chooses what its siblings must be: with it broken, the
+            // others cannot be judged, and naming the tag alone is the right answer.
+            let tag = node.get("const").is_some()
+                || node
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| values.len() == 1);
+            let Some(types) = declared_types(&node).filter(|_| !tag) else {
+                continue;
+            };
+            let Some(replacement) = of_another_type(&types, rng) else {
+                continue;
+            };
+            let mut alone = valid.clone();
+            *alone.pointer_mut(&place)? = replacement.clone();
+            if invalid(&alone) {
+                breakable.push((place, replacement));
+            }
+        }
+        if breakable.len() >= 2 {
+            objects.push(breakable);
+        }
+    }
+    if objects.is_empty() {
+        return None;
+    }
+    let mut chosen = rng.pick(&objects).clone();
+    rng.shuffle(&mut chosen);
+    chosen.truncate(rng.between(2, chosen.len()));
+    let mut mutated = valid.clone();
+    for (place, replacement) in &chosen {
+        *mutated.pointer_mut(place)? = replacement.clone();
+    }
+    Some((
+        mutated,
+        chosen.into_iter().map(|(place, _)| place).collect(),
+    ))
+}
+
 /// One kind of mutation: its family (what the choice is balanced over), the value, and what it
 /// did.
 type Options = Vec<(&'static str, Value, String)>;

@@ -90,6 +90,7 @@ fn walk(root: &Value, value: &Value, schema: &Value, pointer: String, out: &mut 
                     must_say: vec![bounds_words(format)],
                     received: spellings(value),
                     union: false,
+                    takes_type: false,
                     text: format!("{value} is outside the range of `{format}`"),
                 });
             }
