@@ -46,8 +46,49 @@ pub fn portability_checks(ty: &Type, private: &TokenStream) -> Vec<TokenStream> 
     finder
         .0
         .iter()
-        .map(|(family, found)| spanned_check(found, private, family.check(), true))
+        .map(|(family, found)| match (family, uniform_tuple(found)) {
+            // "Items of different types" would not be true of `(u8, u8, u8)`, and `[u8; 3]` is
+            // what to take instead: its own check, which names the array.
+            (Family::Tuple, Some(array)) => {
+                let check = quote!(RefusedUniformTuple);
+                spanned_check_with(found, private, check, true, Some(&array))
+            }
+            _ => spanned_check(found, private, family.check(), true),
+        })
         .collect()
+}
+
+/// `[T; N]` for a tuple of `N` items all written `T`: the fixed-length array that serde reads
+/// from the same JSON, and that every target accepts. Items are compared as written, so
+/// `(u8, std::primitive::u8)` is not recognised; it gets the message of tuples in general.
+fn uniform_tuple(ty: &Type) -> Option<Type> {
+    let Type::Tuple(tuple) = ty else {
+        return None;
+    };
+    let (item, count) = uniform(tuple.elems.iter())?;
+    Some(array_of(item, count))
+}
+
+/// The type all of `types` are written as, and how many there are; `None` when they are written
+/// differently, or there are none.
+pub(crate) fn uniform<'a>(types: impl Iterator<Item = &'a Type>) -> Option<(&'a Type, usize)> {
+    let mut types = types.peekable();
+    let first = *types.peek()?;
+    let spelled = first.to_token_stream().to_string();
+    let mut count = 0;
+    for ty in types {
+        if ty.to_token_stream().to_string() != spelled {
+            return None;
+        }
+        count += 1;
+    }
+    Some((first, count))
+}
+
+/// `[item; count]`.
+fn array_of(item: &Type, count: usize) -> Type {
+    let count = proc_macro2::Literal::usize_unsuffixed(count);
+    syn::parse_quote!([#item; #count])
 }
 
 /// `__private::Check<'_, T>`, every token spanned so that rustc's span of the whole path is the
@@ -58,12 +99,25 @@ pub(crate) fn spanned_check(
     check: TokenStream,
     lifetime: bool,
 ) -> TokenStream {
+    spanned_check_with(ty, private, check, lifetime, None)
+}
+
+/// [`spanned_check`] with one more type argument after `ty`, spanned at `ty`'s last token so
+/// that the span of the whole path stays `ty`'s.
+fn spanned_check_with(
+    ty: &Type,
+    private: &TokenStream,
+    check: TokenStream,
+    lifetime: bool,
+    also: Option<&Type>,
+) -> TokenStream {
     let (first, last) = first_and_last_span(ty);
     let path = respan(quote!(#private::#check), first);
     let lifetime = lifetime.then(|| quote_spanned!(first=> '_,));
     let open = quote_spanned!(first=> <);
+    let also = also.map(|also| respan(quote!(, #also), last));
     let close = quote_spanned!(last=> >);
-    quote!(#path #open #lifetime #ty #close)
+    quote!(#path #open #lifetime #ty #also #close)
 }
 
 /// The tokens with every span set to `span`.
@@ -152,5 +206,24 @@ mod tests {
         assert!(families(syn::parse_quote!([u8; 16])).is_empty());
         assert!(families(syn::parse_quote!(Wrapper<()>)).is_empty());
         assert!(families(syn::parse_quote!(serde_json::Value)).is_empty());
+    }
+
+    fn array(ty: Type) -> Option<String> {
+        uniform_tuple(&ty).map(|array| array.to_token_stream().to_string().replace(' ', ""))
+    }
+
+    #[test]
+    fn tuples_of_one_type_become_arrays() {
+        assert_eq!(
+            array(syn::parse_quote!((u8, u8, u8))).as_deref(),
+            Some("[u8;3]")
+        );
+        assert_eq!(
+            array(syn::parse_quote!((Vec<String>,))).as_deref(),
+            Some("[Vec<String>;1]")
+        );
+        assert_eq!(array(syn::parse_quote!((f64, f32))), None);
+        assert_eq!(array(syn::parse_quote!((u8, std::primitive::u8))), None);
+        assert_eq!(array(syn::parse_quote!(())), None);
     }
 }

@@ -74,16 +74,20 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     })
 }
 
-/// A tuple struct or variant of more than one field is a JSON array whose items have different
-/// types (`prefixItems`), which OpenAI strict mode and Gemini cannot express. One field is a
-/// newtype, which serde makes its inner value. Skipping a field does not change the form: the
-/// rest are still an array. Reports it and returns whether it did.
+/// A tuple struct or variant of more than one field is a JSON array described item by item
+/// (`prefixItems`), which OpenAI strict mode and Gemini cannot express. One field is a newtype,
+/// which serde makes its inner value. Skipping a field does not change the form: the rest are
+/// still an array. Reports it and returns whether it did.
 fn refuse_tuple(cx: &Ctxt, fields: &Fields, name: &str, is_struct: bool) -> bool {
     let Fields::Unnamed(unnamed) = fields else {
         return false;
     };
     if unnamed.unnamed.len() < 2 {
         return false;
+    }
+    if let Some(message) = uniform_tuple_message(fields, name, is_struct) {
+        cx.error_spanned_by(unnamed, message);
+        return true;
     }
     let types: Vec<String> = unnamed
         .unnamed
@@ -115,6 +119,48 @@ fn refuse_tuple(cx: &Ctxt, fields: &Fields, name: &str, is_struct: bool) -> bool
         ),
     );
     true
+}
+
+/// The message for a tuple struct or variant whose fields are all written alike and carry no
+/// serde or schemars attributes (`struct Rgb(u8, u8, u8);`): its items do not have different
+/// types, and a newtype of the array `[u8; 3]` reads the same JSON (serde makes a newtype its
+/// inner value) and is portable, so that is what to take. `None` for any other tuple, which
+/// gets the message of tuples in general; with attributes (a skipped field, a `with`), the
+/// array would not be the same form.
+fn uniform_tuple_message(fields: &Fields, name: &str, is_struct: bool) -> Option<String> {
+    let attributed = fields.iter().any(|field| {
+        field
+            .attrs
+            .iter()
+            .any(|a| a.path().is_ident("serde") || a.path().is_ident("schemars"))
+    });
+    if attributed {
+        return None;
+    }
+    let (item, count) = crate::families::uniform(fields.iter().map(|field| &field.ty))?;
+    let item = crate::ast::as_written(item);
+    let short = name.rsplit("::").next().unwrap_or(name);
+    let (what, instead) = if is_struct {
+        (
+            format!("`{name}` is a tuple struct, which cannot be an argument of a portable tool"),
+            format!("struct {short}([{item}; {count}]);"),
+        )
+    } else {
+        (
+            format!(
+                "the variant `{name}` holds a tuple, which cannot be part of a portable tool's \
+                 arguments"
+            ),
+            format!("{short}([{item}; {count}])"),
+        )
+    };
+    Some(format!(
+        "{what}: serde reads it as an array, and schemars describes its items one by one \
+         (`prefixItems`), which OpenAI strict mode and Gemini do not support; its {count} items \
+         are all `{item}`, so hold them in one array, `{instead}`, which reads the same JSON and \
+         which every target accepts, or opt the tool out with `#[tool(strict = false)]` instead \
+         of deriving `Portable`"
+    ))
 }
 
 /// The fields that reach the schema, each as the type its schema comes from.

@@ -551,13 +551,13 @@ fn check_names<'p>(
             described(first, &name, first_source),
             described(param, &name, source)
         );
+        let fix = distinct_names_advice((first, first_source), (param, source));
         let message = if matches!(source, NameSource::Alias(_))
             || matches!(first_source, NameSource::Alias(_))
         {
             format!(
                 "{both} would both be read from the argument `{name}`: serde would fill only one \
-                 of them; remove the alias, or give one of them another name with \
-                 #[arg(rename = \"…\")]"
+                 of them; {fix}"
             )
         } else {
             let (what, once) = match kind {
@@ -567,11 +567,38 @@ fn check_names<'p>(
             };
             format!(
                 "{both} would both be the {what} `{name}`: {once}, so \
-                 one of them could never be filled; give one of them another name with \
-                 #[arg(rename = \"…\")]"
+                 one of them could never be filled; {fix}"
             )
         };
         cx.error_at(span, message);
+    }
+}
+
+/// What to change so that two parameters are read under distinct names, for each the attribute
+/// that gave it the name: a parameter already renamed has its rename changed, as a second one
+/// would be refused ("renamed twice"); only one under its own name is given `#[arg(rename)]`; an
+/// alias is changed or removed, as renaming its parameter would leave the alias in place.
+fn distinct_names_advice(first: (&Param, NameSource), second: (&Param, NameSource)) -> String {
+    let change = |source: NameSource| match source {
+        NameSource::Own => None,
+        NameSource::ArgRename(_) => Some("change the #[arg(rename)]"),
+        NameSource::SerdeRename(_) => Some("change the #[serde(rename)]"),
+        NameSource::Alias(_) => Some("change or remove the #[serde(alias)]"),
+    };
+    let clause = |(param, source): (&Param, NameSource)| match change(source) {
+        Some(change) => format!("{change} of `{}`", pat_name(param)),
+        None => format!(
+            "give `{}` another name with #[arg(rename = \"…\")]",
+            pat_name(param)
+        ),
+    };
+    match (change(first.1), change(second.1)) {
+        (Some(a), Some(b)) if a == b => format!(
+            "{a} of `{}` or of `{}`",
+            pat_name(first.0),
+            pat_name(second.0)
+        ),
+        _ => format!("{}, or {}", clause(first), clause(second)),
     }
 }
 

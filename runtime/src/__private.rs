@@ -15,7 +15,8 @@ use crate::completion::{CompletionRequest, Completions, IntoCompletions};
 use crate::string_args::{StringArgError, StringArgs};
 
 use crate::portable::{
-    MapsAreNotPortable, ReferencesAreNotPortable, TuplesAreNotPortable, WideIntegersAreNotPortable,
+    MapsAreNotPortable, ReferencesAreNotPortable, TuplesAreNotPortable,
+    UniformTuplesAreNotPortable, WideIntegersAreNotPortable,
 };
 
 /// The input schema of an argument type: draft 2020-12, as the type deserialises.
@@ -299,6 +300,11 @@ impl<T: crate::Portable + ?Sized> PortableArgument for T {}
 pub struct RefusedMap<'a, T: MapsAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
 /// The check of a tuple written in an argument's type; see [`RefusedMap`].
 pub struct RefusedTuple<'a, T: TuplesAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
+/// The check of a tuple written in an argument's type whose items are all written alike; `A` is
+/// the array to take instead (`[u8; 3]` for `(u8, u8, u8)`). See [`RefusedMap`].
+pub struct RefusedUniformTuple<'a, T: UniformTuplesAreNotPortable<'a, A> + ?Sized, A: ?Sized>(
+    PhantomData<(&'a T, &'a A)>,
+);
 /// The check of a 128-bit integer written in an argument's type; see [`RefusedMap`].
 pub struct RefusedWideInteger<'a, T: WideIntegersAreNotPortable<'a> + ?Sized>(PhantomData<&'a T>);
 /// The check of a reference written in an argument's type; see [`RefusedMap`].

@@ -50,7 +50,7 @@ pub use error::{ArgumentProblem, BuildError, ListError, SchemaError, ToolError};
 pub use output::{Content, EmbeddedBlob, IntoReturnValue, ReturnValue, ToolOutput};
 pub use portable::{
     MapsAreNotPortable, Portable, ReferencesAreNotPortable, TuplesAreNotPortable,
-    UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
+    UniformTuplesAreNotPortable, UntypedValuesAreNotPortable, WideIntegersAreNotPortable,
 };
 pub use profile::{ModelTarget, Profile};
 pub use progress::{Progress, ProgressSink, ProgressUpdate, SinkFuture};

@@ -148,6 +148,20 @@ impl<'a> Portable for serde_json::Value where serde_json::Value: UntypedValuesAr
 )]
 pub trait TuplesAreNotPortable<'a> {}
 
+/// The refusal of tuples whose items all have one type (`(u8, u8, u8)`): the same reason, but
+/// what to take instead is an array of that type, which reads the same JSON. `Array` is that
+/// array (`[u8; 3]`), spelled out by the macros where they see the tuple written, so that the
+/// message can name it; "items of different types" would not be true of such a tuple. The
+/// tuples' `Portable` impls cannot tell the two kinds apart (impls for `(T, T)` and `(A, B)`
+/// would overlap), so the macros choose between the two traits by the tuple's spelling.
+#[diagnostic::on_unimplemented(
+    message = "a tuple (`{Self}`) cannot be an argument of a portable tool",
+    label = "a tuple's schema describes its items one by one (`prefixItems`), even when they have one type",
+    note = "OpenAI strict mode and Gemini do not support `prefixItems`",
+    note = "take the array `{Array}` instead, which reads the same JSON and which every target accepts, or opt out with `#[tool(strict = false)]`"
+)]
+pub trait UniformTuplesAreNotPortable<'a, Array: ?Sized> {}
+
 macro_rules! tuples {
     ($(($($t:ident),+)),* $(,)?) => {
         $(
