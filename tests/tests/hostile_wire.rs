@@ -173,6 +173,28 @@ fn check(case: &Value, answer: &str) -> Vec<String> {
         Ok(parsed) => parsed,
         Err(error) => return vec![format!("the answer is not JSON ({error})")],
     };
+    // A batch is answered as JSON-RPC answers one: an array, an answer per request, in order.
+    if let Some(ids) = case.get("batch_ids").and_then(Value::as_array) {
+        let Some(answers) = parsed.as_array() else {
+            return vec![format!("not an array of answers: {answer}")];
+        };
+        if answers.len() != ids.len() {
+            problems.push(format!(
+                "{} answers in the array, not {}",
+                answers.len(),
+                ids.len()
+            ));
+        }
+        for (answer, id) in answers.iter().zip(ids) {
+            let mut case = case.clone();
+            case["id"] = id.clone();
+            if let Some(object) = case.as_object_mut() {
+                object.remove("batch_ids");
+            }
+            problems.extend(check(&case, &answer.to_string()));
+        }
+        return problems;
+    }
     if parsed["jsonrpc"] != "2.0" {
         problems.push("no \"jsonrpc\": \"2.0\"".to_owned());
     }

@@ -167,11 +167,44 @@ pub(super) fn admit(line: Option<&[u8]>, envelope: &Envelope, limits: &WireLimit
             return refuse(envelope, &id, duplicate(envelope, problem));
         }
     };
+    if let Value::Array(batch) = &value
+        && let Some(line) = batch_refusal(batch)
+    {
+        dispose(value);
+        return Admission::Reply(line);
+    }
     match checked(value, envelope, &id) {
         Ok(message) => Admission::Deliver(Box::new(message)),
         Err(refusal) => refuse(envelope, &id, refusal),
     }
 }
+
+/// A JSON-RPC batch (which MCP 2025-03-26 allowed) refused as JSON-RPC answers one: an array
+/// with an error for each request in it, under its id, so that a client waiting on each id hears
+/// of each; notifications get none. `None` when no request in it has an id that can go back
+/// (then one error, under a `null` id, says why).
+fn batch_refusal(batch: &[Value]) -> Option<Vec<u8>> {
+    let answers: Vec<String> = batch
+        .iter()
+        .filter_map(|message| {
+            let id = message.as_object()?.get("id")?;
+            let raw = serde_json::to_vec(id).ok()?;
+            match Id::of(&Captured::Raw(raw)) {
+                Id::Valid(raw) => Some(raw),
+                _ => None,
+            }
+        })
+        .map(|id| {
+            let line = error_line(&id, ErrorCode::INVALID_REQUEST, BATCHES_REFUSED);
+            String::from_utf8_lossy(line.trim_ascii_end()).into_owned()
+        })
+        .collect();
+    (!answers.is_empty()).then(|| format!("[{}]\n", answers.join(",")).into_bytes())
+}
+
+/// Why a batch is refused, and what to send instead.
+const BATCHES_REFUSED: &str = "Invalid request: batches are not supported (MCP removed JSON-RPC \
+                               batching in 2025-06-18): send one message per line";
 
 /// The common case, read straight from the text as rmcp itself reads it: a message in which the
 /// scan found every member as JSON-RPC wants it and no key given twice. Anything else, and a
@@ -291,11 +324,11 @@ fn checked(
 ) -> Result<RxJsonRpcMessage<RoleServer>, Refusal> {
     let Value::Object(message) = &value else {
         let refusal = match value {
-            Value::Array(_) => Refusal::invalid_request(
-                "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18): send \
-                 one message per line"
-                    .to_owned(),
-            ),
+            Value::Array(_) => Refusal {
+                code: ErrorCode::INVALID_REQUEST,
+                message: BATCHES_REFUSED.to_owned(),
+                arguments: None,
+            },
             _ => Refusal::invalid_request(
                 "a JSON-RPC message is an object with `jsonrpc`, `method` and `id`".to_owned(),
             ),

@@ -97,11 +97,11 @@ fn too_large(size: &str, limits: &WireLimits, envelope: &Envelope) -> Response {
     )
 }
 
-/// The line transport's answer: a JSON-RPC error is a 400, a result (a tool error the model
-/// reads) a 200.
+/// The line transport's answer: a JSON-RPC error (or a refused batch's array of them) is a 400,
+/// a result (a tool error the model reads) a 200.
 fn reply(line: Vec<u8>) -> Response {
     let is_error = serde_json::from_slice::<Value>(&line)
-        .map(|answer| answer.get("error").is_some())
+        .map(|answer| answer.is_array() || answer.get("error").is_some())
         .unwrap_or(true);
     let status = if is_error {
         StatusCode::BAD_REQUEST
@@ -221,6 +221,14 @@ mod tests {
         let (_, answer) = judged("[]").await.unwrap_err();
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains("batches are not supported"), "{message}");
+        // A batch's requests are each answered, under their ids.
+        let (status, answer) = judged(r#"[{"jsonrpc":"2.0","id":3,"method":"ping"},{"jsonrpc":"2.0","id":"x","method":"ping"}]"#)
+            .await
+            .unwrap_err();
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(answer[0]["id"], 3);
+        assert_eq!(answer[1]["id"], "x");
+        assert_eq!(answer[1]["error"]["code"], -32600);
 
         let (status, answer) = judged("  ").await.unwrap_err();
         assert_eq!(status, StatusCode::BAD_REQUEST);
