@@ -288,10 +288,16 @@ fn sixty_four_bit_integers_out_of_range_say_their_range() {
 fn thirty_two_bit_ranges_are_unsaid_but_enforced_by_name() {
     let tools = tools();
     // The schema says only what a model must know: never negative for a `u32`, nothing for an
-    // `i32` (their full ranges read as limits, and are none a model plans around).
+    // `i32` (their full ranges read as limits, and are none a model plans around). MCP keeps
+    // schemars' format beside it, an annotation there.
     let count = Count.definition().to_json(Target::Mcp).unwrap();
     assert_eq!(
         count["inputSchema"]["properties"]["n"],
+        json!({"type": "integer", "description": "Where to stop.", "format": "uint32", "minimum": 0})
+    );
+    let count = Count.definition().to_json(Target::Anthropic).unwrap();
+    assert_eq!(
+        count["input_schema"]["properties"]["n"],
         json!({"type": "integer", "description": "Where to stop.", "minimum": 0})
     );
     let shift = Shift.definition().to_json(Target::ChatCompletions).unwrap();

@@ -56,6 +56,7 @@ fn the_mcp_rendering_has_icons_meta_and_the_header_keyword() {
                     "days": {
                         "description": "Days ahead. Default: 3.",
                         "type": "integer",
+                        "format": "uint32",
                         "minimum": 0,
                         "default": 3,
                         "x-mcp-header": "X-Days"

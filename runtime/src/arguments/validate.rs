@@ -148,6 +148,29 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn numeric_formats_are_annotations() {
+        // The MCP rendering keeps schemars' numeric formats: the validator builds on each, on
+        // integers and numbers, and checks what the bounds say, not the format.
+        for format in [
+            "int8", "int16", "int32", "int64", "int", "uint8", "uint16", "uint32", "uint64",
+            "uint", "int128", "uint128", "float", "double",
+        ] {
+            let schema = json!({"type": "object", "properties": {
+                "i": {"type": "integer", "format": format, "minimum": 0},
+                "n": {"type": ["number", "null"], "format": format}
+            }});
+            let validator = validator(&schema).unwrap_or_else(|err| panic!("{format}: {err}"));
+            assert!(validator.is_valid(&json!({"i": 5, "n": 1.5})), "{format}");
+            assert!(
+                validator.is_valid(&json!({"i": 5_000_000_000_u64, "n": null})),
+                "{format}"
+            );
+            assert!(!validator.is_valid(&json!({"i": -1})), "{format}");
+            assert!(!validator.is_valid(&json!({"n": "1.5"})), "{format}");
+        }
+    }
+
+    #[test]
     fn plain_schemas_need_no_separate_validation() {
         let plain = json!({"type": "object", "properties": {"a": {"type": "integer", "format": "int64"}, "b": {"type": ["string", "null"]}, "c": {"type": "integer", "format": "uint32", "minimum": 0}}, "additionalProperties": false, "required": ["a"]});
         assert!(serde_enforces_schema(&plain));

@@ -63,7 +63,10 @@ pub(crate) fn says(node: &Map<String, Value>, sentence: &str) -> bool {
 
 /// Appends sentences to the node's description, creating it (as the first key) when missing.
 /// A sentence the description already says is not repeated, so rendering a rendering again
-/// changes nothing.
+/// changes nothing. "Default: …" stays the last sentence: a description that already ends with
+/// the sentence of the node's `default` (an MCP rendering, which keeps the keyword and says it,
+/// converted again) gets the new sentences before it, where they stand in a rendering of the
+/// canonical schema, which says the default last (`DescribeDefaults`).
 pub(crate) fn append_sentences(node: &mut Map<String, Value>, sentences: &[String]) {
     let existing = description_text(node);
     let said = |s: &&str| existing.as_deref().is_some_and(|e| holds_sentence(e, s));
@@ -78,12 +81,26 @@ pub(crate) fn append_sentences(node: &mut Map<String, Value>, sentences: &[Strin
     let added = fresh.join(" ");
     match existing {
         Some(existing) => {
-            node.insert("description".into(), join_texts(&existing, &added).into());
+            let default = node.get("default").map(default_sentence);
+            let text = match default
+                .as_deref()
+                .and_then(|last| Some((before_sentence(&existing, last)?, last)))
+            {
+                Some((before, last)) => join_texts(&join_texts(before, &added), last),
+                None => join_texts(&existing, &added),
+            };
+            node.insert("description".into(), text.into());
         }
         None => {
             node.shift_insert(0, "description".into(), added.into());
         }
     }
+}
+
+/// What comes before `sentence` in `text`, when `text` ends with it as a whole sentence.
+fn before_sentence<'a>(text: &'a str, sentence: &str) -> Option<&'a str> {
+    let before = text.trim_end().strip_suffix(sentence)?;
+    (before.is_empty() || before.ends_with([' ', '\n'])).then(|| before.trim_end())
 }
 
 /// Puts `text` in front of the node's description (creating it when missing).
@@ -657,6 +674,30 @@ mod tests {
         let mut odd = map(json!({"description": 7}));
         append_sentences(&mut odd, &["X.".into()]);
         assert_eq!(odd["description"], "7. X.");
+    }
+
+    #[test]
+    fn a_said_default_stays_last() {
+        // An MCP rendering converted again: its `default` is kept and already said.
+        let mut node = map(json!({"description": "Days. Default: 3.", "default": 3}));
+        append_sentences(&mut node, &["Must be at least 1.".into()]);
+        assert_eq!(node["description"], "Days. Must be at least 1. Default: 3.");
+        let mut alone = map(json!({"description": "Default: null.", "default": null}));
+        append_sentences(&mut alone, &["Must be at most 2 characters long.".into()]);
+        assert_eq!(
+            alone["description"],
+            "Must be at most 2 characters long. Default: null."
+        );
+        // Another default's sentence, or one not at the end, is the author's text.
+        let mut other = map(json!({"description": "Default: 4.", "default": 3}));
+        append_sentences(&mut other, &["X.".into()]);
+        assert_eq!(other["description"], "Default: 4. X.");
+        let mut inside = map(json!({"description": "Default: 3. Really.", "default": 3}));
+        append_sentences(&mut inside, &["X.".into()]);
+        assert_eq!(inside["description"], "Default: 3. Really. X.");
+        let mut glued = map(json!({"description": "NoDefault: 3.", "default": 3}));
+        append_sentences(&mut glued, &["X.".into()]);
+        assert_eq!(glued["description"], "NoDefault: 3. X.");
     }
 
     #[test]

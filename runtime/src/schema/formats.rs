@@ -1,9 +1,15 @@
-//! `DropIntegerFormats` and `GeminiNumberFormats`: schemars' numeric `format`s.
+//! `DropIntegerFormats`, `GeminiNumberFormats` and `StateNumericFormats`: schemars' numeric
+//! `format`s.
 //!
 //! schemars writes `format: "uint32"`, `"int64"`, `"double"`… on numbers. They are not JSON
 //! Schema formats: OpenAI rejects or ignores them, and Gemini only knows `int32`/`int64` and
 //! `float`/`double`. What a format implies for the model — the range of a 16-bit or smaller
 //! integer, or that an unsigned one is never negative — is kept as `minimum`/`maximum`.
+//!
+//! MCP keeps every one of them beside those bounds (`StateNumericFormats`): in MCP's JSON Schema
+//! an unknown format is an annotation, rmcp servers send schemars' formats as they are, and a
+//! tool list converted again from the MCP rendering (another MCP hop) must still know that a
+//! number is an `f64` (Gemini's `double`) or an integer an `i64`.
 
 use schemars::Schema;
 use schemars::transform::Transform;
@@ -23,10 +29,10 @@ pub(crate) struct DropIntegerFormats {
 
 impl Transform for DropIntegerFormats {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut()
-            && let Some(change) = drop_numeric_format(node, &[])
-        {
-            self.rec.record(change);
+        if let Some(node) = schema.as_object_mut() {
+            for change in numeric_format(node, |_| false) {
+                self.rec.record(change);
+            }
         }
         transform_subschemas_tracked(self, schema);
     }
@@ -44,16 +50,40 @@ pub(crate) struct GeminiNumberFormats {
 
 impl Transform for GeminiNumberFormats {
     fn transform(&mut self, schema: &mut Schema) {
-        if let Some(node) = schema.as_object_mut()
-            && let Some(change) = drop_numeric_format(node, &["int32", "int64", "float", "double"])
-        {
-            self.rec.record(change);
+        if let Some(node) = schema.as_object_mut() {
+            for change in numeric_format(node, |f| {
+                matches!(f, "int32" | "int64" | "float" | "double")
+            }) {
+                self.rec.record(change);
+            }
         }
         transform_subschemas_tracked(self, schema);
     }
 }
 
 recording!(GeminiNumberFormats);
+
+/// MCP's numeric formats: every schemars format is kept where it stands (an annotation in
+/// JSON Schema 2020-12), with the bounds [`DropIntegerFormats`] would state added after it,
+/// so that the MCP rendering, converted again for another target, renders as the canonical
+/// schema does.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StateNumericFormats {
+    pub(crate) rec: Recorder,
+}
+
+impl Transform for StateNumericFormats {
+    fn transform(&mut self, schema: &mut Schema) {
+        if let Some(node) = schema.as_object_mut() {
+            for change in numeric_format(node, |_| true) {
+                self.rec.record(change);
+            }
+        }
+        transform_subschemas_tracked(self, schema);
+    }
+}
+
+recording!(StateNumericFormats);
 
 /// The type a `format` a target keeps belongs to: OpenAPI's `int32`/`int64` describe integers
 /// and `float`/`double` numbers; every other format describes strings. Gemini takes a format
@@ -102,28 +132,42 @@ fn implied_bounds(format: &str) -> Option<(Option<i64>, Option<i64>)> {
     })
 }
 
-fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) -> Option<ChangeKind> {
+/// A schemars numeric `format` on the node: the bounds it implies added where none as tight
+/// are stated, and the format removed unless `keep` says otherwise. The changes made: one
+/// `Rewritten` (format into bounds) or `Removed` for a dropped format, one `Added` per bound
+/// beside a kept one.
+fn numeric_format(node: &mut Map<String, Value>, keep: impl Fn(&str) -> bool) -> Vec<ChangeKind> {
     let Some(Value::String(format)) = node.get("format") else {
-        return None;
+        return Vec::new();
     };
     let format = format.clone();
-    if keep.contains(&format.as_str()) {
-        return None;
-    }
+    let kept = keep(&format);
     let dropped = |why: &str| ChangeKind::Removed {
         keyword: "format".to_owned(),
         why: format!("`{format}` is not a format the target knows; {why}"),
     };
     if has_type(node, "number") && matches!(format.as_str(), "float" | "double") {
+        if kept {
+            return Vec::new();
+        }
         take(node, "format");
-        return Some(dropped("the type already says it is a number"));
+        return vec![dropped("the type already says it is a number")];
     }
     if !has_type(node, "integer") {
-        return None;
+        return Vec::new();
     }
-    let (min, max) = implied_bounds(&format)?;
-    let mut at = node.keys().position(|k| k == "format")?;
-    take(node, "format");
+    let Some((min, max)) = implied_bounds(&format) else {
+        return Vec::new();
+    };
+    let Some(mut at) = node.keys().position(|k| k == "format") else {
+        return Vec::new();
+    };
+    if kept {
+        // The bounds follow the format, where they would stand once it is dropped.
+        at += 1;
+    } else {
+        take(node, "format");
+    }
     let mut added = Vec::new();
     if let Some(min) = min {
         let tighter = [("minimum", 0), ("exclusiveMinimum", -1)]
@@ -131,7 +175,7 @@ fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) -> Option<C
             .any(|(k, slack)| number(node, k).is_some_and(|v| v >= min as f64 + f64::from(*slack)));
         if !tighter {
             at = put(node, "minimum", min, at);
-            added.push(format!("`minimum: {min}`"));
+            added.push(("minimum", min));
         }
     }
     if let Some(max) = max {
@@ -145,17 +189,27 @@ fn drop_numeric_format(node: &mut Map<String, Value>, keep: &[&str]) -> Option<C
                 .position(|k| k == "minimum" || k == "exclusiveMinimum")
                 .map_or(at, |i| at.max(i + 1));
             put(node, "maximum", max, after_minimum);
-            added.push(format!("`maximum: {max}`"));
+            added.push(("maximum", max));
         }
     }
-    Some(if added.is_empty() {
+    if kept {
+        return added
+            .into_iter()
+            .map(|(keyword, value)| ChangeKind::Added {
+                keyword: keyword.to_owned(),
+                why: format!("{value}, the bound `format: {format}` implies"),
+            })
+            .collect();
+    }
+    vec![if added.is_empty() {
         dropped("its bounds are already stated, or too wide to matter")
     } else {
+        let added: Vec<String> = added.iter().map(|(k, v)| format!("`{k}: {v}`")).collect();
         ChangeKind::Rewritten {
             from: format!("`format: {format}`"),
             to: format!("the bounds it implies ({})", added.join(", ")),
         }
-    })
+    }]
 }
 
 fn number(node: &Map<String, Value>, key: &str) -> Option<f64> {
@@ -254,6 +308,53 @@ mod tests {
             json_schema!(false),
             json_schema!(false),
         );
+    }
+
+    #[test]
+    fn mcp_keeps_every_format_beside_its_bounds() {
+        check(
+            StateNumericFormats::default(),
+            json_schema!({"properties": {
+                "a": {"type": "integer", "format": "int8", "description": "x"},
+                "b": {"type": "integer", "format": "uint32", "minimum": 0},
+                "c": {"type": "integer", "format": "uint16", "maximum": 10},
+                "d": {"type": "integer", "format": "int64"},
+                "e": {"type": ["number", "null"], "format": "double"},
+                "f": {"type": "number", "format": "float"},
+                "g": {"type": "string", "format": "int64"}
+            }}),
+            json_schema!({"properties": {
+                "a": {"type": "integer", "format": "int8", "minimum": -128, "maximum": 127, "description": "x"},
+                "b": {"type": "integer", "format": "uint32", "minimum": 0},
+                "c": {"type": "integer", "format": "uint16", "minimum": 0, "maximum": 10},
+                "d": {"type": "integer", "format": "int64"},
+                "e": {"type": ["number", "null"], "format": "double"},
+                "f": {"type": "number", "format": "float"},
+                "g": {"type": "string", "format": "int64"}
+            }}),
+        );
+    }
+
+    #[test]
+    fn dropping_a_kept_format_later_gives_the_same_node() {
+        // What converting the MCP rendering again does: the bounds `StateNumericFormats` put
+        // after the format stand where `DropIntegerFormats` alone puts them.
+        for node in [
+            json_schema!({"type": "integer", "format": "uint8", "description": "x"}),
+            json_schema!({"type": "integer", "minimum": 1, "format": "uint16", "title": "t"}),
+            json_schema!({"type": "integer", "format": "int16", "exclusiveMaximum": 3}),
+            json_schema!({"type": "integer", "format": "uint64"}),
+        ] {
+            let mut direct = node.clone();
+            DropIntegerFormats::default().transform(&mut direct);
+            let mut again = node;
+            StateNumericFormats::default().transform(&mut again);
+            DropIntegerFormats::default().transform(&mut again);
+            assert_eq!(
+                serde_json::to_string(&again).unwrap(),
+                serde_json::to_string(&direct).unwrap()
+            );
+        }
     }
 
     #[test]

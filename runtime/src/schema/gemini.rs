@@ -9,7 +9,7 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
-use super::describe::{append_sentences, ensure_period, enum_sentence};
+use super::describe::{append_sentences, default_sentence, ensure_period, enum_sentence};
 use super::formats::format_type;
 use super::merge::merge_ref_siblings;
 use super::node::{insert_after, json_type, take, type_names};
@@ -108,6 +108,10 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
         .collect();
     rewritten(rec, "an `anyOf` with a `null` branch", "`nullable: true`");
     let only_at = branches.iter().position(|b| !is_null_branch(b));
+    // A default the description already says (an MCP rendering converted again) is no
+    // description of the field's own: set apart while the branch is merged in, it does not
+    // hide the branch's description, and it is said last again, as for the canonical schema.
+    let said_default = take_said_default(node);
     let changed = match <[Value; 1]>::try_from(others) {
         Ok([only]) => {
             if let Some(at) = only_at {
@@ -142,7 +146,28 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
         }
     };
     append_sentences(node, &said);
+    if let Some(sentence) = said_default {
+        append_sentences(node, &[sentence]);
+    }
     changed
+}
+
+/// Takes the sentence of the node's `default` off the end of its description (the whole
+/// description when that is all it says), where a rendering that keeps the keyword put it.
+fn take_said_default(node: &mut Map<String, Value>) -> Option<String> {
+    let sentence = default_sentence(node.get("default")?);
+    let description = node.get("description")?.as_str()?;
+    let before = description.trim_end().strip_suffix(&sentence)?;
+    if !(before.is_empty() || before.ends_with([' ', '\n'])) {
+        return None;
+    }
+    let before = before.trim_end().to_owned();
+    if before.is_empty() {
+        take(node, "description");
+    } else {
+        node.insert("description".into(), before.into());
+    }
+    Some(sentence)
 }
 
 /// Which type a keyword constrains, for splitting a multi-type node.
@@ -454,6 +479,29 @@ mod tests {
                 "several": {"anyOf": [{"type": "string"}, {"type": "integer"}], "nullable": true},
                 "only_null": {"nullable": true},
                 "nested": {"type": "string", "nullable": true}
+            }}),
+        );
+    }
+
+    #[test]
+    fn a_said_default_does_not_hide_the_branch_description() {
+        // An MCP rendering converted again: the default is kept and already said, which is
+        // not the field's own description.
+        check(
+            GeminiNullable::default(),
+            json_schema!({"properties": {
+                "n": {"description": "Default: null.", "anyOf": [
+                    {"description": "Must be at most 2 characters long.", "type": "string"},
+                    {"type": "null"}
+                ], "default": null},
+                "d": {"description": "Name. Default: null.", "anyOf": [
+                    {"description": "A string.", "type": "string"},
+                    {"type": "null"}
+                ], "default": null}
+            }}),
+            json_schema!({"properties": {
+                "n": {"description": "Must be at most 2 characters long. Default: null.", "type": "string", "nullable": true, "default": null},
+                "d": {"description": "Name. Default: null.", "type": "string", "nullable": true, "default": null}
             }}),
         );
     }

@@ -18,7 +18,7 @@ use super::const_enum::ConstToEnum;
 use super::defaults::DescribeDefaults;
 use super::discriminator::{DISCRIMINATOR, DanglingDiscriminators};
 use super::exclusive_bounds::IntegerExclusiveBounds;
-use super::formats::{DropIntegerFormats, GeminiNumberFormats};
+use super::formats::{DropIntegerFormats, GeminiNumberFormats, StateNumericFormats};
 use super::gemini::{GeminiNullable, GeminiPropertyOrdering, ReplaceBoolSchemas, StringOnlyEnums};
 use super::inline_refs::{InlineRefs, inline_cutting_recursion};
 use super::mcp_header::{DropMcpHeaders, MCP_HEADER};
@@ -442,8 +442,14 @@ fn full_schema(
         .apply_if(
             present.one_of || present.any_of,
             CollapseUnitEnums::default(),
-        )
-        .apply_if(present.format, DropIntegerFormats::default());
+        );
+    // MCP keeps schemars' numeric formats (annotations there) beside the bounds they imply, so
+    // that its rendering, converted again, renders for every target as the canonical schema.
+    if target == Target::Mcp {
+        run.apply_if(present.format, StateNumericFormats::default());
+    } else {
+        run.apply_if(present.format, DropIntegerFormats::default());
+    }
     if close_objects {
         run.apply(CloseObjects::default());
     }

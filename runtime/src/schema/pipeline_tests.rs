@@ -95,6 +95,13 @@ fn assert_common(rendered: &TargetSchema) {
         for banned in ["$ref", "$defs", "$schema", "title"] {
             assert!(!node.contains_key(banned), "{banned} at {at}: {node:?}");
         }
+    }
+}
+
+/// No schemars integer format but Gemini's `int32`/`int64` is left (MCP keeps them all).
+fn assert_no_rust_formats(schema: &Map<String, Value>) {
+    for (at, node) in nodes(schema) {
+        let Value::Object(node) = node else { continue };
         if let Some(Value::String(format)) = node.get("format") {
             assert!(
                 !format.starts_with("uint")
@@ -102,6 +109,22 @@ fn assert_common(rendered: &TargetSchema) {
                 "{format} at {at}"
             );
         }
+    }
+}
+
+/// `schema` without schemars' numeric formats, as every target but MCP renders it.
+fn without_rust_formats(schema: &mut Value) {
+    match schema {
+        Value::Object(node) => {
+            if node.get("format").and_then(Value::as_str).is_some_and(|f| {
+                crate::schema::integer_range(f).is_some() || ["float", "double"].contains(&f)
+            }) {
+                node.shift_remove("format");
+            }
+            node.values_mut().for_each(without_rust_formats);
+        }
+        Value::Array(items) => items.iter_mut().for_each(without_rust_formats),
+        _ => {}
     }
 }
 
@@ -150,6 +173,16 @@ fn mcp_keeps_json_schema_and_says_defaults() {
     // `default` stays (MCP is full JSON Schema), constraints stay, optional stays optional.
     assert_eq!(s["properties"]["days"]["default"], 3);
     assert_eq!(s["properties"]["days"]["maximum"], 14);
+    // schemars' numeric formats stay (annotations), beside the bounds they imply.
+    assert_eq!(s["properties"]["days"]["format"], "uint32");
+    assert_eq!(
+        s["properties"]["pts"]["items"]["properties"]["z"],
+        json!({"type": "integer", "format": "uint8", "minimum": 0, "maximum": 255})
+    );
+    assert_eq!(
+        s["properties"]["n"],
+        json!({"type": ["integer", "null"], "format": "uint64", "minimum": 0})
+    );
     assert_eq!(
         s["properties"]["e"],
         json!({"type": "string", "format": "email", "minLength": 1, "maxLength": 5})
@@ -161,16 +194,8 @@ fn mcp_keeps_json_schema_and_says_defaults() {
         false
     );
     assert_eq!(
-        s["properties"]["pts"]["items"]["properties"]["z"],
-        json!({"type": "integer", "minimum": 0, "maximum": 255})
-    );
-    assert_eq!(
         s["properties"]["pts"]["items"]["properties"]["y"],
-        json!({"type": "integer"})
-    );
-    assert_eq!(
-        s["properties"]["n"],
-        json!({"type": ["integer", "null"], "minimum": 0})
+        json!({"type": "integer", "format": "int32"})
     );
     assert_eq!(s["properties"]["u2"]["type"], "string");
     assert_eq!(
@@ -184,6 +209,7 @@ fn openai_strict_makes_everything_required_and_nullable() {
     for target in [Target::ChatCompletions, Target::Responses] {
         let r = render(&weather(), target, true).unwrap();
         assert_common(&r);
+        assert_no_rust_formats(&r.schema);
         assert!(r.strict, "{:?}", not_strict(&r));
         assert!(not_strict(&r).is_empty(), "{:?}", not_strict(&r));
         let s = &r.schema;
@@ -230,6 +256,7 @@ fn openai_strict_makes_everything_required_and_nullable() {
 fn openai_without_strict_keeps_optional_fields_optional() {
     let r = render(&weather(), Target::ChatCompletions, false).unwrap();
     assert_common(&r);
+    assert_no_rust_formats(&r.schema);
     assert!(!r.strict);
     assert_eq!(r.schema["required"], json!(["city", "pts", "e", "shape"]));
     assert_eq!(r.schema["properties"]["days"]["type"], "integer");
@@ -240,6 +267,7 @@ fn openai_without_strict_keeps_optional_fields_optional() {
 fn anthropic_is_mcp_without_the_default_keyword() {
     let r = render(&weather(), Target::Anthropic, true).unwrap();
     assert_common(&r);
+    assert_no_rust_formats(&r.schema);
     assert!(!r.strict);
     assert_no_keyword(&r.schema, &["default"]);
     let mut mcp = render(&weather(), Target::Mcp, false).unwrap().schema;
@@ -248,16 +276,16 @@ fn anthropic_is_mcp_without_the_default_keyword() {
             property.as_object_mut().unwrap().shift_remove("default");
         }
     }
-    assert_eq!(
-        Value::Object(r.schema).to_string(),
-        Value::Object(mcp).to_string()
-    );
+    let mut mcp = Value::Object(mcp);
+    without_rust_formats(&mut mcp);
+    assert_eq!(Value::Object(r.schema).to_string(), mcp.to_string());
 }
 
 #[test]
 fn gemini_has_only_its_openapi_subset() {
     let r = render(&weather(), Target::Gemini, true).unwrap();
     assert_common(&r);
+    assert_no_rust_formats(&r.schema);
     assert!(!r.strict);
     let s = &r.schema;
     assert_no_keyword(
