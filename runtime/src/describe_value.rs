@@ -21,7 +21,9 @@ pub(crate) fn received(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => b.to_string(),
         Value::Number(n) => n.to_string(),
-        Value::String(s) => format!("\"{}\"", shorten(s, QUOTE_CHARS)),
+        // Escaped as JSON writes it, so that a quote, a backslash or a control character in the
+        // value cannot be read as the end of the quotation (`"a\"b"`, not `"a"b"`).
+        Value::String(s) => Value::String(shorten(s, QUOTE_CHARS)).to_string(),
         Value::Array(items) => match items.len() {
             1 => "an array of 1 item".to_owned(),
             n => format!("an array of {n} items"),
@@ -76,6 +78,7 @@ mod tests {
     #[test]
     fn received_values() {
         assert_eq!(received(&json!("x")), "\"x\"");
+        assert_eq!(received(&json!("a\"b\n")), r#""a\"b\n""#);
         assert_eq!(received(&json!([1, 2])), "an array of 2 items");
         assert_eq!(received(&json!({})), "an empty object");
         assert_eq!(type_name(&json!(1.5)), "a number");

@@ -269,8 +269,12 @@ fn words(message: &str) -> impl Iterator<Item = &str> {
 fn unquoted(message: &str) -> String {
     let mut out = String::new();
     let mut quote = None;
+    let mut escaped = false;
     for c in message.chars() {
         match (quote, c) {
+            // A quoted value is written as JSON writes it: `\"` does not end it.
+            (Some('"'), _) if escaped => escaped = false,
+            (Some('"'), '\\') => escaped = true,
             (None, '"' | '`') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
             (None, c) => out.push(c),
