@@ -283,13 +283,14 @@ async fn malformed_and_oversized_bodies_get_clear_errors_and_the_server_keeps_se
     )
     .await;
     refused("", -32600, Value::Null, "the request body is empty").await;
-    refused(
-        r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#,
-        -32600,
-        Value::Null,
-        "batches are not supported",
-    )
-    .await;
+    // A batch: each request in it refused under its own id, as JSON-RPC answers a batch.
+    let (status, _, text) = post(url, &[], r#"[{"jsonrpc":"2.0","id":4,"method":"ping"}]"#).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{text}");
+    let answers: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answers[0]["id"], 4, "{text}");
+    assert_eq!(answers[0]["error"]["code"], -32600, "{text}");
+    let message = answers[0]["error"]["message"].as_str().unwrap();
+    assert!(message.contains("batches are not supported"), "{message}");
     refused(
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/list","params":[1]}"#,
         -32602,

@@ -67,10 +67,18 @@ pub fn spellings(value: &Value) -> Vec<String> {
     out
 }
 
+/// The start of a received string as a message may quote it: as it is, or escaped as JSON
+/// writes it (`\n` for a line break, `\"` for a quote).
+fn string_words(s: &str) -> [String; 2] {
+    let start: String = s.chars().take(20).collect();
+    let json = Value::String(start.clone()).to_string();
+    [start, json[1..json.len() - 1].to_owned()]
+}
+
 fn received_words(instance: &Value) -> Vec<String> {
     let mut words = vec![json_type(instance).to_owned()];
     match instance {
-        Value::String(s) => words.push(s.chars().take(20).collect()),
+        Value::String(s) => words.extend(string_words(s)),
         Value::Number(_) | Value::Bool(_) => words.extend(spellings(instance)),
         Value::Array(_) => words.push("array".to_owned()),
         _ => {}
@@ -133,14 +141,9 @@ fn flatten(error: &jsonschema::ValidationError<'_>, out: &mut Vec<Expected>) {
         ),
         ValidationErrorKind::MinLength { limit } | ValidationErrorKind::MaxLength { limit } => {
             let length = instance.as_str().map_or(0, |s| s.chars().count());
-            (
-                vec![vec![limit.to_string()]],
-                vec![
-                    length.to_string(),
-                    instance.as_str().unwrap_or("").chars().take(20).collect(),
-                ],
-                false,
-            )
+            let mut received = vec![length.to_string()];
+            received.extend(string_words(instance.as_str().unwrap_or("")));
+            (vec![vec![limit.to_string()]], received, false)
         }
         ValidationErrorKind::MinItems { limit } | ValidationErrorKind::MaxItems { limit } => {
             let length = instance.as_array().map_or(0, Vec::len);

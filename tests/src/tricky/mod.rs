@@ -44,6 +44,7 @@ pub fn echoes() -> ToolSet {
         structs::Connect,
         structs::ListFiles,
         structs::Ping,
+        structs::AssignDesk,
         options::Annotate,
         collections::TagItems,
         collections::SetAddress,

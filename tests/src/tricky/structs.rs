@@ -1,5 +1,7 @@
 //! Struct shapes: `#[serde(flatten)]`, `rename_all = "camelCase"`, a struct nested four levels
-//! deep, defaults at depth, renamed parameters, and a tool without parameters.
+//! deep, defaults at depth, renamed parameters, optional structs of several fields (an object
+//! with two bad fields must be told of both, not "expected `null`"), and a tool without
+//! parameters.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -234,4 +236,31 @@ pub fn list_files(
 #[tool]
 pub fn ping() -> Value {
     json!({})
+}
+
+/// An office: a building, a floor, and a wing if the building has several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Portable)]
+pub struct Office {
+    /// The building's name.
+    pub building: String,
+    /// The floor, negative below ground.
+    pub floor: i8,
+    /// The wing, if the building has several.
+    pub wing: Option<String>,
+}
+
+/// Assign a desk: an office, another for the days away (boxed), and whom to tell, all optional.
+#[tool]
+pub fn assign_desk(
+    /// Who gets the desk.
+    person: String,
+    /// Where; left out for storage.
+    office: Option<Office>,
+    /// Where on the days away.
+    other_office: Option<Box<Office>>,
+    /// Whom to tell.
+    #[schemars(email)]
+    notify: Option<String>,
+) -> Value {
+    json!({"person": person, "office": office, "other_office": other_office, "notify": notify})
 }
