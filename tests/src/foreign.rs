@@ -26,6 +26,26 @@ pub struct ForeignServers {
     /// other tests to see the change.
     pub git_repo: PathBuf,
 }
+/// Every foreign MCP tool list of the fixtures, named by its path: the two corpora
+/// (`fixtures/corpus`) and each regression fixture (`fixtures/regressions`), in file order.
+pub fn fixture_tool_lists() -> Vec<(String, Value)> {
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut lists = Vec::new();
+    for dir in ["corpus", "regressions"] {
+        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir))
+            .expect("the fixtures")
+            .map(|e| e.expect("an entry").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "json"))
+            .collect();
+        files.sort();
+        for path in files {
+            let text = std::fs::read_to_string(&path).expect("a fixture");
+            let value: Value = serde_json::from_str(&text).expect("JSON");
+            lists.push((path.display().to_string(), value));
+        }
+    }
+    lists
+}
 
 /// The foreign servers, installed (once per process, and fast when already installed) by
 /// `tests/e2e/install.sh` into `target/e2e-servers/`. Panics, with the command and what it

@@ -127,12 +127,8 @@ fn mcp_rendering_converted_again_is_the_direct_rendering() {
                     found.push(("(key order)".to_owned(), Some(direct.clone()), Some(again)));
                 }
                 for (at, direct, again) in found {
-                    unequal.push(format!(
-                        "{} {target} at `{at}`:\n  direct: {}\n  again:  {}",
-                        definition.name(),
-                        direct.map_or("(absent)".to_owned(), |v| v.to_string()),
-                        again.map_or("(absent)".to_owned(), |v| v.to_string()),
-                    ));
+                    let what = format!("{} {target}", definition.name());
+                    unequal.push(difference(&what, &at, direct, again));
                 }
             }
         }
@@ -162,21 +158,7 @@ fn mcp_rendering_is_a_fixed_point() {
 
 /// The foreign tool lists the suites use: both corpora and every regression fixture.
 fn foreign_lists() -> Vec<(String, Value)> {
-    let fixtures = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut lists = Vec::new();
-    for dir in ["corpus", "regressions"] {
-        let mut files: Vec<_> = std::fs::read_dir(fixtures.join(dir))
-            .expect("the fixtures")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        for path in files {
-            let text = std::fs::read_to_string(&path).expect("a fixture");
-            let value: Value = serde_json::from_str(&text).expect("JSON");
-            lists.push((path.display().to_string(), value));
-        }
-    }
+    let lists = tooldef_tests::foreign::fixture_tool_lists();
     assert!(lists.len() >= 16, "{}", lists.len());
     lists
 }
@@ -285,14 +267,12 @@ fn foreign_mcp_rendering_converted_again_is_the_direct_conversion() {
                 // folded: the same schema, keys in another order.
                 found.retain(|(at, _, _)| !at.ends_with("(key order)"));
                 for (at, direct, again) in found {
-                    unequal.push(format!(
-                        "{label}: {} {target} at `{at}`:\n  direct: {}\n  again:  {}",
-                        d.get("name")
-                            .or(d.pointer("/function/name"))
-                            .unwrap_or(&Value::Null),
-                        direct.map_or("(absent)".to_owned(), |v| v.to_string()),
-                        again.map_or("(absent)".to_owned(), |v| v.to_string()),
-                    ));
+                    let name = d
+                        .get("name")
+                        .or(d.pointer("/function/name"))
+                        .unwrap_or(&Value::Null);
+                    let what = format!("{label}: {name} {target}");
+                    unequal.push(difference(&what, &at, direct, again));
                 }
             }
         }
@@ -304,4 +284,14 @@ fn foreign_mcp_rendering_converted_again_is_the_direct_conversion() {
         unequal.join("\n")
     );
     assert!(compared >= 100, "{compared}");
+}
+
+/// One difference, for the failure's list: where, and both sides.
+fn difference(what: &str, at: &str, direct: Option<Value>, again: Option<Value>) -> String {
+    let shown = |v: Option<Value>| v.map_or("(absent)".to_owned(), |v| v.to_string());
+    format!(
+        "{what} at `{at}`:\n  direct: {}\n  again:  {}",
+        shown(direct),
+        shown(again)
+    )
 }

@@ -5,8 +5,6 @@
 //! - the strict-form arguments a model sends come back, restored from the report, without a
 //!   `null` the original schema refuses.
 
-use std::path::PathBuf;
-
 use serde_json::{Map, Value, json};
 use tooldef::Target;
 use tooldef::convert::{ConvertOptions, Warning, convert};
@@ -17,21 +15,7 @@ use tooldef_tests::foreign::strict_form_arguments;
 /// Every MCP tool list the suites use: the two corpora, each regression fixture, and the
 /// showcase's tools as their MCP rendering lists them.
 fn tool_lists() -> Vec<(String, Value)> {
-    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-    let mut lists = Vec::new();
-    for dir in ["corpus", "regressions"] {
-        let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures.join(dir))
-            .expect("the fixtures")
-            .map(|e| e.expect("an entry").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        for path in files {
-            let text = std::fs::read_to_string(&path).expect("a fixture");
-            let value: Value = serde_json::from_str(&text).expect("JSON");
-            lists.push((path.display().to_string(), value));
-        }
-    }
+    let mut lists = tooldef_tests::foreign::fixture_tool_lists();
     let showcase: Vec<Value> = tooldef_examples::showcase::definitions()
         .into_iter()
         .map(|d| {
