@@ -23,7 +23,10 @@ and the same body (a `format!` of the four values) returning a `String`.
 
 Each crate is its own workspace (so that features do not unify between them: `tools_rmcp` does not
 get the `serde_json/preserve_order` that tooldef switches on) and starts from a copy of the main
-workspace's Cargo.lock, so that both resolve to the versions the workspace uses (rmcp 3.9.0).
+workspace's Cargo.lock, so that both resolve to the versions the workspace uses. rmcp and
+jsonschema are asked for at exactly the versions that lock file holds (`locked_version`), never at
+a version written here: a pin by hand went stale when the workspace moved from rmcp 3.9 to 3.11,
+and the harness stopped running.
 
 usage: generate.py OUT_DIR TOOLDEF_RUNTIME_DIR LOCKFILE [N]
 """
@@ -32,7 +35,25 @@ import os
 import shutil
 import sys
 
-RMCP = "=3.9.0"
+
+
+def locked_version(lockfile, name):
+    """The version of the package `name` in a Cargo.lock, as `=X.Y.Z` (exactly that one)."""
+    versions = []
+    with open(lockfile) as f:
+        package = None
+        for line in f:
+            line = line.strip()
+            if line == "[[package]]":
+                package = None
+            elif line.startswith("name = "):
+                package = line.split("=", 1)[1].strip().strip('"')
+            elif line.startswith("version = ") and package == name:
+                versions.append(line.split("=", 1)[1].strip().strip('"'))
+    if len(versions) != 1:
+        sys.exit(f"generate.py: {lockfile} holds {len(versions)} versions of {name} "
+                 f"({', '.join(versions) or 'none'}); expected one")
+    return "=" + versions[0]
 
 
 def write(path, text):
@@ -321,20 +342,22 @@ fn main() {
 def main():
     out, runtime, lockfile = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
     n = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    rmcp = locked_version(lockfile, "rmcp")
+    jsonschema = locked_version(lockfile, "jsonschema")
     tokio = 'tokio = { version = "1", features = ["rt-multi-thread", "macros", "io-std"] }'
     serde = 'serde = { version = "1", features = ["derive"] }'
     crate(out, "tools_tooldef", f"""tooldef = {{ path = "{runtime}", features = ["mcp"] }}
-rmcp = {{ version = "{RMCP}", default-features = false, features = ["server"] }}
+rmcp = {{ version = "{rmcp}", default-features = false, features = ["server"] }}
 schemars = "1"
 {serde}
 {tokio}
 """, tooldef_main(n), lockfile)
-    crate(out, "tools_rmcp", f"""rmcp = {{ version = "{RMCP}", features = ["server", "macros", "transport-io"] }}
+    crate(out, "tools_rmcp", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
 {serde}
 {tokio}
 """, rmcp_main(n), lockfile)
-    crate(out, "tools_rmcp_validated", f"""rmcp = {{ version = "{RMCP}", features = ["server", "macros", "transport-io"] }}
-jsonschema = {{ version = "0.60", default-features = false }}
+    crate(out, "tools_rmcp_validated", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
+jsonschema = {{ version = "{jsonschema}", default-features = false }}
 serde_json = "1"
 {serde}
 {tokio}
