@@ -166,56 +166,6 @@ fn foreign_lists() -> Vec<(String, Value)> {
 /// Where a foreign tool's MCP rendering, converted again, is known to differ from the tool
 /// converted directly, and why: (fixture, tool, target).
 const FOREIGN_KNOWN: &[(&str, &str, Target, &str)] = &[
-    // MCP closes the object (`CloseObjects`) although its `required` names a property it does
-    // not declare; converted directly, the open object declares it as `{}` instead.
-    (
-        "required_undefined.json",
-        "browser_type",
-        Target::ChatCompletions,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_type",
-        Target::Responses,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_type",
-        Target::Gemini,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_type",
-        Target::GeminiJsonSchema,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_click",
-        Target::ChatCompletions,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_click",
-        Target::Responses,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_click",
-        Target::Gemini,
-        "closed",
-    ),
-    (
-        "required_undefined.json",
-        "browser_click",
-        Target::GeminiJsonSchema,
-        "closed",
-    ),
     // A recursive type, cut for Gemini `parameters` (`RecursionPolicy::Describe`): MCP keeps it
     // a `$ref` with the `$defs` it needs, whose `title` repeating the definition's name is
     // dropped there (`MergeTitles`), and the cut falls one level elsewhere.

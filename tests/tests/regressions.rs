@@ -293,7 +293,22 @@ fn long_descriptions_are_shortened_for_openai_only_and_the_cut_is_reported() {
 
 #[test]
 fn ref_siblings_are_intersected_not_replaced() {
-    let input = fixture("ref_with_siblings.json");
+    every_required_name_is_declared("ref_with_siblings.json", false);
+}
+
+/// A `required` naming an undeclared property, in a schema tooldef closes (MCP, Anthropic, OpenAI
+/// strict): the name must be declared, or the closed object refuses the key it requires and no
+/// call is valid (the MCP rendering of Playwright's `browser_type` was such). An object left
+/// open (one without `properties`, which is not closed) may require any key.
+#[test]
+fn undeclared_required_names_are_declared_in_every_target() {
+    every_required_name_is_declared("required_undefined.json", true);
+}
+
+/// In every target's rendering of the fixture's tools, every name a `required` lists is a
+/// property its object declares (`open_may_require`: unless the object is open to other keys).
+fn every_required_name_is_declared(name: &str, open_may_require: bool) {
+    let input = fixture(name);
     for target in Target::ALL {
         let conversion = converted(&input, target);
         for converted in &conversion.tools {
@@ -302,6 +317,10 @@ fn ref_siblings_are_intersected_not_replaced() {
             // Every `required` names a property its object declares.
             for node in walk(schema) {
                 let declared = tooldef_tests::property_names(node.schema);
+                let open = node.schema.get("additionalProperties") != Some(&Value::Bool(false));
+                if open && open_may_require {
+                    continue;
+                }
                 if let Some(Value::Array(required)) = node.schema.get("required") {
                     for name in required.iter().filter_map(Value::as_str) {
                         assert!(

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::describe::{append_sentences, defaults_under, map_sentence};
 use super::node::{get, has, insert_after, take};
+use super::repair::declare_required;
 use super::walk::{recording, transform_subschemas_tracked};
 use crate::report::{ChangeKind, Recorder};
 
@@ -41,8 +42,19 @@ pub(crate) struct CloseObjects {
 impl Transform for CloseObjects {
     fn transform(&mut self, schema: &mut Schema) {
         if let Some(node) = schema.as_object_mut()
-            && close(node)
+            && closable(node)
         {
+            // A name `required` lists but `properties` does not declare is a parameter of any
+            // value while the object is open. Closed without it, the object would refuse the
+            // very key it requires, and no call could be valid (Playwright's `browser_type`
+            // requires an undeclared `ref`): it is declared first, as `RepairShapes` does.
+            declare_required(node, &mut self.rec);
+            insert_after(
+                node,
+                "properties",
+                "additionalProperties",
+                Value::Bool(false),
+            );
             self.rec.record(ChangeKind::Added {
                 keyword: "additionalProperties".to_owned(),
                 why: "`false`: the listed properties are all there is".to_owned(),
@@ -54,22 +66,12 @@ impl Transform for CloseObjects {
 
 recording!(CloseObjects);
 
-/// Closes the node if it should be; whether it did.
-fn close(node: &mut Map<String, Value>) -> bool {
-    let declares = get(node, "properties").is_some_and(Value::is_object);
-    if !declares
-        || has(node, "additionalProperties")
-        || node.keys().any(|k| COMPOSED.contains(&k.as_str()))
-    {
-        return false;
-    }
-    insert_after(
-        node,
-        "properties",
-        "additionalProperties",
-        Value::Bool(false),
-    );
-    true
+/// Whether the node should be closed: it declares `properties` and says nothing of other keys,
+/// and nothing beside it may add properties.
+fn closable(node: &Map<String, Value>) -> bool {
+    get(node, "properties").is_some_and(Value::is_object)
+        && !has(node, "additionalProperties")
+        && !node.keys().any(|k| COMPOSED.contains(&k.as_str()))
 }
 
 /// Removes every `additionalProperties` (Gemini has no such field). `false` goes silently (the
@@ -150,6 +152,25 @@ mod tests {
                     "D": {"properties": {"a": true}, "additionalProperties": false},
                     "E": {"dependentSchemas": {"p": {"properties": {"y": {}}, "additionalProperties": false}}}
                 }
+            }),
+        );
+    }
+
+    #[test]
+    fn a_required_name_is_declared_before_its_object_is_closed() {
+        // Closed as it was, `ref` would be required and refused at once: no call valid.
+        check(
+            CloseObjects::default(),
+            json_schema!({
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["ref", "text"]
+            }),
+            json_schema!({
+                "type": "object",
+                "properties": {"text": {"type": "string"}, "ref": {}},
+                "additionalProperties": false,
+                "required": ["ref", "text"]
             }),
         );
     }

@@ -110,14 +110,14 @@ fn repair(node: &mut Map<String, Value>, rec: &mut Recorder) {
         }
         return;
     }
-    undeclared_required(node, rec);
+    declare_required(node, rec);
 }
 
 /// The names `required` lists that `properties` does not declare: where other keys may appear
 /// (no `additionalProperties: false`), each is a parameter of any value and is declared so
 /// (`{}`), which Gemini needs; where no other key may appear, no argument could satisfy them,
 /// and they are dropped.
-fn undeclared_required(node: &mut Map<String, Value>, rec: &mut Recorder) {
+pub(crate) fn declare_required(node: &mut Map<String, Value>, rec: &mut Recorder) {
     let Some(Value::Array(required)) = node.get("required") else {
         return;
     };
