@@ -98,7 +98,7 @@ pub(crate) fn append_sentences(node: &mut Map<String, Value>, sentences: &[Strin
 }
 
 /// What comes before `sentence` in `text`, when `text` ends with it as a whole sentence.
-fn before_sentence<'a>(text: &'a str, sentence: &str) -> Option<&'a str> {
+pub(crate) fn before_sentence<'a>(text: &'a str, sentence: &str) -> Option<&'a str> {
     let before = text.trim_end().strip_suffix(sentence)?;
     (before.is_empty() || before.ends_with([' ', '\n'])).then(|| before.trim_end())
 }

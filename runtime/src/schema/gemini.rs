@@ -9,7 +9,9 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value, json};
 
-use super::describe::{append_sentences, default_sentence, ensure_period, enum_sentence};
+use super::describe::{
+    append_sentences, before_sentence, default_sentence, ensure_period, enum_sentence,
+};
 use super::formats::format_type;
 use super::merge::merge_ref_siblings;
 use super::node::{insert_after, json_type, take, type_names};
@@ -157,11 +159,7 @@ fn unwrap_null_branch(node: &mut Map<String, Value>, rec: &mut Recorder) -> bool
 fn take_said_default(node: &mut Map<String, Value>) -> Option<String> {
     let sentence = default_sentence(node.get("default")?);
     let description = node.get("description")?.as_str()?;
-    let before = description.trim_end().strip_suffix(&sentence)?;
-    if !(before.is_empty() || before.ends_with([' ', '\n'])) {
-        return None;
-    }
-    let before = before.trim_end().to_owned();
+    let before = before_sentence(description, &sentence)?.to_owned();
     if before.is_empty() {
         take(node, "description");
     } else {
