@@ -28,7 +28,12 @@ jsonschema are asked for at exactly the versions that lock file holds (`locked_v
 a version written here: a pin by hand went stale when the workspace moved from rmcp 3.9 to 3.11,
 and the harness stopped running.
 
-usage: generate.py OUT_DIR TOOLDEF_RUNTIME_DIR LOCKFILE [N]
+Each of the three tool crates is written once per tool count N, named `tools_tooldef_N`,
+`tools_rmcp_N` and `tools_rmcp_validated_N`, so that one target directory holds every count with
+its dependencies built once: two counts (1 and 100) separate what a crate pays once from what
+each tool adds.
+
+usage: generate.py OUT_DIR TOOLDEF_RUNTIME_DIR LOCKFILE [N ...]   (default N: 100)
 """
 import hashlib
 import os
@@ -341,30 +346,36 @@ fn main() {
 
 def main():
     out, runtime, lockfile = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
-    n = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    counts = [int(n) for n in sys.argv[4:]] or [100]
     rmcp = locked_version(lockfile, "rmcp")
     jsonschema = locked_version(lockfile, "jsonschema")
+    for n in counts:
+        tool_crates(out, runtime, lockfile, n, rmcp, jsonschema)
+    crate(out, "convert_tooldef", f"""tooldef = {{ path = "{runtime}" }}
+serde_json = "1"
+""", CONVERT_MAIN, lockfile)
+
+
+def tool_crates(out, runtime, lockfile, n, rmcp, jsonschema):
+    """The three crates of n tools each."""
     tokio = 'tokio = { version = "1", features = ["rt-multi-thread", "macros", "io-std"] }'
     serde = 'serde = { version = "1", features = ["derive"] }'
-    crate(out, "tools_tooldef", f"""tooldef = {{ path = "{runtime}", features = ["mcp"] }}
+    crate(out, f"tools_tooldef_{n}", f"""tooldef = {{ path = "{runtime}", features = ["mcp"] }}
 rmcp = {{ version = "{rmcp}", default-features = false, features = ["server"] }}
 schemars = "1"
 {serde}
 {tokio}
 """, tooldef_main(n), lockfile)
-    crate(out, "tools_rmcp", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
+    crate(out, f"tools_rmcp_{n}", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
 {serde}
 {tokio}
 """, rmcp_main(n), lockfile)
-    crate(out, "tools_rmcp_validated", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
+    crate(out, f"tools_rmcp_validated_{n}", f"""rmcp = {{ version = "{rmcp}", features = ["server", "macros", "transport-io"] }}
 jsonschema = {{ version = "{jsonschema}", default-features = false }}
 serde_json = "1"
 {serde}
 {tokio}
 """, rmcp_main(n, validated=True), lockfile)
-    crate(out, "convert_tooldef", f"""tooldef = {{ path = "{runtime}" }}
-serde_json = "1"
-""", CONVERT_MAIN, lockfile)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,18 @@ def log(message):
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
+def crate_name(side, n):
+    """The crate of `side` with n tools (generate.py's naming)."""
+    return f"{side}_{n}"
+
+
+def counts_list(text):
+    counts = sorted({int(x) for x in text.split(",")})
+    if not counts or counts[0] < 1:
+        raise argparse.ArgumentTypeError("tool counts, comma-separated, each at least 1: e.g. 1,100")
+    return counts
+
+
 def pair(text):
     a, b = (int(x) for x in text.split(","))
     if not 0 < a < b:
@@ -61,7 +73,10 @@ def options():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=5,
                     help="measured builds per side, for the scratch build and for the rebuild (default 5)")
-    ap.add_argument("--tools", type=int, default=100, help="tools per crate (default 100)")
+    ap.add_argument("--tools", type=counts_list, default=[1, 100],
+                    help="tools per crate, one or more counts (default 1,100: the builds and binaries are "
+                         "measured at each, and the difference is what each tool adds; calls are measured "
+                         "at the largest)")
     ap.add_argument("--calls", type=pair, default=(200, 1200),
                     help="the two numbers of tools/call sent under callgrind (default 200,1200)")
     ap.add_argument("--call-rounds", type=int, default=3,
@@ -141,9 +156,9 @@ def cargo(env, crate_dir, *args):
 
 
 def build_once(env, crates, side, kind, warnings):
-    """One measured build of `side`: kind "scratch" (clean -p, build) or "touch" (touch main.rs,
-    build). A build that compiled anything but the crate itself (tooldef's sources changed under
-    the run) is done again, and said."""
+    """One measured build of the crate `side` (a crate name): kind "scratch" (clean -p, build) or
+    "touch" (touch main.rs, build). A build that compiled anything but the crate itself (tooldef's
+    sources changed under the run) is done again, and said."""
     crate_dir = os.path.join(crates, side)
     for attempt in range(3):
         if kind == "scratch":
@@ -158,31 +173,33 @@ def build_once(env, crates, side, kind, warnings):
     sys.exit(f"{side}: a {kind} build kept compiling other crates than itself")
 
 
-def measure_builds(env, crates, repeats, results, warnings):
+def measure_builds(env, crates, n, repeats, results, warnings):
+    """The builds of the three crates of n tools, into results (keyed by side)."""
     for kind in ("scratch", "touch"):
         for side in SIDES:  # warm-up, not counted
-            log(f"{kind} build, warm-up: {side}")
-            build_once(env, crates, side, kind, warnings)
+            log(f"{kind} build, warm-up: {crate_name(side, n)}")
+            build_once(env, crates, crate_name(side, n), kind, warnings)
         cpu = {side: [] for side in SIDES}
         wall = {side: [] for side in SIDES}
         for i in range(repeats):
             for side in rotation(i):
-                c, w = build_once(env, crates, side, kind, warnings)
+                c, w = build_once(env, crates, crate_name(side, n), kind, warnings)
                 cpu[side].append(round(c, 3))
                 wall[side].append(round(w, 3))
-                log(f"{kind} build {i + 1}/{repeats}: {side} cpu {c:.2f} s, wall {w:.2f} s")
+                log(f"{kind} build {i + 1}/{repeats}: {crate_name(side, n)} cpu {c:.2f} s, wall {w:.2f} s")
         results[f"{kind}_cpu_s"] = cpu
         results[f"{kind}_wall_s"] = wall
 
 
-def measure_sizes(env, crates, scratch, results):
+def measure_sizes(env, crates, scratch, n, results):
     results["binary_bytes"] = {}
     os.makedirs(os.path.join(scratch, "bin"), exist_ok=True)
     for side in SIDES:
-        log(f"release build: {side}")
-        run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(crates, side))
-        built = os.path.join(env["CARGO_TARGET_DIR"], "release", side)
-        stripped = os.path.join(scratch, "bin", f"{side}.stripped")
+        name = crate_name(side, n)
+        log(f"release build: {name}")
+        run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(crates, name))
+        built = os.path.join(env["CARGO_TARGET_DIR"], "release", name)
+        stripped = os.path.join(scratch, "bin", f"{name}.stripped")
         shutil.copyfile(built, stripped)
         run(["strip", "--strip-all", stripped])
         results["binary_bytes"][side] = {"unstripped": os.path.getsize(built),
@@ -205,7 +222,8 @@ def measure_calls(env, scratch, counts, tools, rounds, results):
     os.makedirs(cg_dir, exist_ok=True)
     results["call_instructions"] = {}
     for side in SIDES:  # the binaries must be there even when "size" was not asked for
-        run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(scratch, "crates", side))
+        run(["cargo", "build", "--offline", "--release"], env=env,
+            cwd=os.path.join(scratch, "crates", crate_name(side, tools)))
     totals = {side: [[], []] for side in SIDES}
     for r in range(rounds):
         # Every side at N1 in the round's order, then every side at N2 in the reverse order.
@@ -214,7 +232,7 @@ def measure_calls(env, scratch, counts, tools, rounds, results):
             count = counts[k]
             out = os.path.join(cg_dir, f"{side}.{count}.{r}.out")
             log(f"callgrind {r + 1}/{rounds}: {side}, {count} tools/call")
-            binary = os.path.join(env["CARGO_TARGET_DIR"], "release", side)
+            binary = os.path.join(env["CARGO_TARGET_DIR"], "release", crate_name(side, tools))
             run([sys.executable, os.path.join(HERE, "mcp_driver.py"), str(count), "--tools", str(tools), "--",
                  "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", binary])
             totals[side][k].append(callgrind_total(out))
@@ -318,6 +336,59 @@ def table(results, c):
     return "\n".join(lines)
 
 
+def per_tool(by_count, counts):
+    """What each tool adds, from the smallest and the largest count: (X(large) - X(small)) /
+    (large - small), per side, for the builds and the binary; and the ratios the issue reads."""
+    small, large = counts[0], counts[-1]
+    a, b = by_count[str(small)], by_count[str(large)]
+    rows = []
+    measures = []
+    if "scratch_cpu_s" in a and "scratch_cpu_s" in b:
+        measures += [("scratch build, CPU", lambda r, s: statistics.median(r["scratch_cpu_s"][s]), 1e3, "ms"),
+                     ("touch rebuild, CPU", lambda r, s: statistics.median(r["touch_cpu_s"][s]), 1e3, "ms")]
+    if "binary_bytes" in a and "binary_bytes" in b:
+        measures.append(("release binary, stripped", lambda r, s: r["binary_bytes"][s]["stripped"], 1e-3, "kB"))
+    figures = {}
+    for what, get, scale, unit in measures:
+        added = {side: (get(b, side) - get(a, side)) / (large - small) * scale for side in SIDES}
+        figures[what] = added
+        t, r, v = (added[side] for side in SIDES)
+        whole = fmt_mb if unit == "kB" else fmt_s
+
+        def at(res):
+            return " / ".join(whole(get(res, side)) for side in SIDES)
+        rows.append(f"| {what} | {at(a)} | {at(b)} | {t:.1f} / {r:.1f} / {v:.1f} {unit} | "
+                    f"**{t / r:.2f}×**; {t / v:.2f}× |")
+    head = [f"| | {small} tool{'s' if small != 1 else ''}: tooldef / rmcp / rmcp + validation "
+            f"| {large} tools: the same | "
+            "per tool added: the same | per tool, tooldef ÷ rmcp; ÷ rmcp + validation |",
+            "|---|---|---|---|---|"]
+    return "\n".join(head + rows), figures
+
+
+def verdict(results, figures):
+    """Issue 35's acceptance, each line with the ratio it reads and whether it holds."""
+    lines = []
+    for what, added in figures.items():
+        if what == "scratch build, CPU":
+            continue
+        ratio = added["tools_tooldef"] / added["tools_rmcp"]
+        lines.append(f"per tool, {what}: {ratio:.2f}× rmcp's (at most 1.00×): "
+                     f"{'holds' if ratio <= 1.0 else 'NOT MET'}")
+    largest = results["largest"]
+    for key, what in (("scratch_cpu_s", "scratch build, CPU"), ("touch_cpu_s", "touch rebuild, CPU"),
+                      ("binary_bytes", "release binary, stripped")):
+        if key not in largest:
+            continue
+        if key == "binary_bytes":
+            t, v = (largest[key][s]["stripped"] for s in ("tools_tooldef", "tools_rmcp_validated"))
+        else:
+            t, v = (statistics.median(largest[key][s]) for s in ("tools_tooldef", "tools_rmcp_validated"))
+        lines.append(f"{what}, {results['largest_count']} tools: {t / v:.2f}× rmcp + validation "
+                     f"(at most 1.00×): {'holds' if t / v <= 1.0 else 'NOT MET'}")
+    return "\n".join(lines)
+
+
 def details(results):
     out = []
     for kind in ("scratch", "touch"):
@@ -374,6 +445,7 @@ def main():
     c = conditions(runtime, python)
     c["repeats"] = o.repeats
     c["tools"] = o.tools
+    largest = o.tools[-1]
     c["calls"] = o.calls
     c["passes"] = o.passes
     c["call_rounds"] = o.call_rounds
@@ -382,32 +454,37 @@ def main():
     c["tooldef_tree_hash_start"] = tree_hash(*watched)
     log(f"tooldef from {runtime} (commit {c['commit']}, uncommitted: {c['uncommitted_in_runtime_macros'] or 'none'})")
 
-    run([python, os.path.join(HERE, "generate.py"), crates, runtime, os.path.join(source, "Cargo.lock"), str(o.tools)])
+    run([python, os.path.join(HERE, "generate.py"), crates, runtime, os.path.join(source, "Cargo.lock"),
+         *map(str, o.tools)])
     env = dict(os.environ, CARGO_TARGET_DIR=target, CARGO_TERM_COLOR="never")
     env.pop("CARGO_BUILD_TARGET_DIR", None)
 
     log("dependencies (built once, not measured)")
     prep = time.perf_counter()
-    for side in SIDES:
-        if "build" in sections:
-            run(["cargo", "build", "--offline"], env=env, cwd=os.path.join(crates, side))
-        if sections & {"size", "call"}:
-            run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(crates, side))
+    for n in o.tools:
+        for side in SIDES:
+            crate_dir = os.path.join(crates, crate_name(side, n))
+            if "build" in sections:
+                run(["cargo", "build", "--offline"], env=env, cwd=crate_dir)
+            if "size" in sections or ("call" in sections and n == largest):
+                run(["cargo", "build", "--offline", "--release"], env=env, cwd=crate_dir)
     if "convert" in sections:
         run(["cargo", "build", "--offline", "--release"], env=env, cwd=os.path.join(crates, "convert_tooldef"))
     c["preparation_s"] = round(time.perf_counter() - prep, 1)
 
-    results, warnings = {}, []
+    results, warnings = {"by_count": {str(n): {} for n in o.tools}}, []
     measuring = time.perf_counter()
     # The release binaries first: touching main.rs for the rebuilds would make them stale.
     if "size" in sections:
-        measure_sizes(env, crates, scratch, results)
+        for n in o.tools:
+            measure_sizes(env, crates, scratch, n, results["by_count"][str(n)])
     if "call" in sections:
-        measure_calls(env, scratch, o.calls, o.tools, o.call_rounds, results)
+        measure_calls(env, scratch, o.calls, largest, o.call_rounds, results)
     if "convert" in sections:
         measure_conversion(env, scratch, o.passes, python, results)
     if "build" in sections:
-        measure_builds(env, crates, o.repeats, results, warnings)
+        for n in o.tools:
+            measure_builds(env, crates, n, o.repeats, results["by_count"][str(n)], warnings)
     c["measuring_s"] = round(time.perf_counter() - measuring, 1)
 
     c["tooldef_tree_hash_end"] = tree_hash(*watched)
@@ -434,13 +511,26 @@ def main():
     print(f"tooldef: {'as committed at ' + o.tooldef_rev if o.tooldef_rev else 'the working tree'} "
           f"({runtime}); uncommitted changes in the working tree's runtime/ and macros/: "
           f"{len(c['uncommitted_in_runtime_macros'])} files")
-    print(f"{o.tools} tools; builds: {o.repeats} each after a warm-up; tools/call: {o.calls[0]} and "
+    print(f"{', '.join(map(str, o.tools))} tools; builds: {o.repeats} each after a warm-up; tools/call: {o.calls[0]} and "
           f"{o.calls[1]} calls, {o.call_rounds} rounds; conversion: {o.passes[0]} and {o.passes[1]} passes; {c['python']}; "
           f"sections: {o.sections}")
+    at_largest = dict(results["by_count"][str(largest)], **{k: v for k, v in results.items() if k != "by_count"})
     print()
-    print(table(results, c))
+    print(f"{largest} tools:")
+    print(table(at_largest, c))
+    figures = {}
+    if len(o.tools) > 1:
+        text, figures = per_tool(results["by_count"], o.tools)
+        print()
+        print(f"What a crate pays once and what each tool adds ({o.tools[0]} and {largest} tools):")
+        print(text)
     print()
-    print(details(results))
+    print(verdict({"largest": results["by_count"][str(largest)], "largest_count": largest}, figures))
+    print()
+    for n in o.tools:
+        print(f"{n} tools:")
+        print(details(results["by_count"][str(n)]))
+    print(details({k: v for k, v in results.items() if k != "by_count"}))
     for warning in warnings:
         print(f"WARNING: {warning}")
     print(f"\ntime: {c['total_s']:.0f} s in all ({c['preparation_s']:.0f} s building dependencies, "
