@@ -18,8 +18,15 @@ rotating the order of the three so that drift in the machine's speed falls on al
            against anchors/naive_converter.py under CPython (naive_driver.py), both under
            callgrind, two pass counts, differenced the same way
 
+The builds and binaries are measured at each tool count of --tools (default 1 and 100), the calls
+at the largest: the difference between two counts is what each tool adds, the smallest count what a
+crate pays once (issue 35). The last lines say whether issue 35's acceptance holds: per tool, the
+touch rebuild and the binary at most 1.0x rmcp's; at the largest count, the scratch build, the touch
+rebuild and the binary at most 1.0x rmcp with the same validation.
+
 The release binaries are measured first (size, call, convert), then the builds: touching main.rs
-would make the release binaries stale. Prints one table and writes the figures as JSON beside the crates.
+would make the release binaries stale. Prints the tables and writes the figures as JSON beside the
+crates.
 """
 import argparse
 import datetime

@@ -5,7 +5,7 @@
 # The crates and their own target directory go to target/rmcp-compare (never the workspace's
 # target directory). Needs cargo, python3, valgrind and strip.
 #
-# usage: bash benches/rmcp-compare/run.sh [--repeats 5] [--calls 200,1200] [--passes 2,12]
+# usage: bash benches/rmcp-compare/run.sh [--tools 1,100] [--repeats 5] [--calls 200,1200] [--passes 2,12]
 #            [--call-rounds 3] [--sections build,size,call,convert] [--tooldef-rev REV] [--keep-incremental]
 # (`--help` for all options.)
 set -euo pipefail

@@ -316,8 +316,9 @@ pub(crate) fn tool_type(spec: &ToolType) -> (TokenStream, TokenStream) {
     let documented = doc.is_some();
     let item = match holds {
         None => {
-            let derives = documented
-                .then(|| quote!(#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]));
+            // What a value of no data needs to be printed and given to several sets; every
+            // further derive is code rustc checks again in each tool on every rebuild.
+            let derives = documented.then(|| quote!(#[derive(Debug, Clone, Copy)]));
             quote! {
                 #doc
                 #derives
@@ -829,9 +830,28 @@ fn args_struct(tool: &Item, krate: &TokenStream, args_ident: &Ident) -> TokenStr
             }
         }
     });
+    // serde's derive only where a forwarded `#[serde(…)]` asks for what it alone reads
+    // (`with`, `alias`, `flatten`…); otherwise the lean reading (see `deserialize_impl`), whose
+    // attributes above stay for schemars to read.
+    let serde_attributes = tool
+        .params
+        .iter()
+        .filter(|param| matches!(param.kind, ParamKind::Field(_)))
+        .any(|param| param.forwarded.iter().any(|a| a.path().is_ident("serde")));
+    let (serde_derive, deserialize_impl) = if serde_attributes {
+        (
+            quote!(#krate::__private::serde::Deserialize,),
+            TokenStream::new(),
+        )
+    } else {
+        (
+            TokenStream::new(),
+            deserialize_impl(tool, krate, args_ident),
+        )
+    };
     quote! {
         #[doc = #doc]
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#serde_derive #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate, transform = #krate::__private::remove_root_description)]
         #[allow(missing_docs)]
@@ -840,6 +860,101 @@ fn args_struct(tool: &Item, krate: &TokenStream, args_ident: &Ident) -> TokenStr
         }
 
         #default_impl
+
+        #deserialize_impl
+    }
+}
+
+/// `Deserialize` for the argument struct of a tool whose parameters carry no `#[serde(…)]`: the
+/// struct's own part of what serde's derive writes (a slot per field, a default or "missing
+/// field" for each one not given), the rest being `__private::fields`, written once. It reads
+/// and refuses what the derive does, with the same errors, in a quarter of the code.
+fn deserialize_impl(tool: &Item, krate: &TokenStream, args_ident: &Ident) -> TokenStream {
+    let serde = quote!(#krate::__private::serde);
+    let fields_mod = quote!(#krate::__private::fields);
+    let mut names = Vec::new();
+    let mut slots = Vec::new();
+    let mut arms = Vec::new();
+    let mut values = Vec::new();
+    let params = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::Field(ident) => Some((param, ident)),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    for (index, (param, ident)) in params.iter().enumerate() {
+        let Some((name, _)) = param.wire_name() else {
+            continue;
+        };
+        let ty = &param.ty;
+        let slot = format_ident!("__field{index}");
+        slots
+            .push(quote!(let mut #slot: ::std::option::Option<#ty> = ::std::option::Option::None;));
+        let read = quote!(#fields_mod::read(&mut __map, &mut #slot, #name)?);
+        arms.push(if index + 1 == params.len() {
+            quote!(_ => #read,)
+        } else {
+            quote!(#index => #read,)
+        });
+        let absent = match param.arg.default.as_ref().map(|default| &default.value) {
+            None => quote!(#fields_mod::missing(#name)?),
+            Some(None) => quote!(::std::default::Default::default()),
+            Some(Some(_)) => {
+                let default_fn = format_ident!("__tooldef_default_{}", unraw(ident));
+                quote!(#args_ident::#default_fn())
+            }
+        };
+        values.push(quote! {
+            #ident: match #slot {
+                ::std::option::Option::Some(value) => value,
+                ::std::option::Option::None => #absent,
+            }
+        });
+        names.push(name);
+    }
+    if arms.is_empty() {
+        // No field: every key is refused before a match could run.
+        arms.push(quote!(_ => {}));
+    }
+    let expecting = format!("struct {args_ident}");
+    let struct_name = args_ident.to_string();
+    quote! {
+        impl<'de> #serde::Deserialize<'de> for #args_ident {
+            fn deserialize<__D: #serde::Deserializer<'de>>(
+                __deserializer: __D,
+            ) -> ::std::result::Result<Self, __D::Error> {
+                const FIELDS: &[&str] = &[#(#names),*];
+                struct __Visitor;
+                impl<'de> #serde::de::Visitor<'de> for __Visitor {
+                    type Value = #args_ident;
+
+                    fn expecting(
+                        &self,
+                        formatter: &mut ::std::fmt::Formatter,
+                    ) -> ::std::fmt::Result {
+                        formatter.write_str(#expecting)
+                    }
+
+                    fn visit_map<__A: #serde::de::MapAccess<'de>>(
+                        self,
+                        mut __map: __A,
+                    ) -> ::std::result::Result<#args_ident, __A::Error> {
+                        #(#slots)*
+                        while let ::std::option::Option::Some(__index) =
+                            #serde::de::MapAccess::next_key_seed(&mut __map, #fields_mod::Field(FIELDS))?
+                        {
+                            match __index {
+                                #(#arms)*
+                            }
+                        }
+                        ::std::result::Result::Ok(#args_ident { #(#values,)* })
+                    }
+                }
+                #serde::Deserializer::deserialize_struct(__deserializer, #struct_name, FIELDS, __Visitor)
+            }
+        }
     }
 }
 

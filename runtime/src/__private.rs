@@ -5,6 +5,8 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::arguments::fields;
+
 use std::future::Future;
 use std::marker::PhantomData;
 

@@ -7,6 +7,7 @@
 //! the problems in the model's words (`problems`), and deserialising with the path kept when an
 //! error needs it (`tracked`).
 
+pub mod fields;
 mod formats;
 mod problems;
 mod ranges;
