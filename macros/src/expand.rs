@@ -943,7 +943,7 @@ fn deserialize_impl(tool: &Item, krate: &TokenStream, args_ident: &Ident) -> Tok
                     ) -> ::std::result::Result<#args_ident, __A::Error> {
                         #(#slots)*
                         while let ::std::option::Option::Some(__index) =
-                            #serde::de::MapAccess::next_key_seed(&mut __map, #fields_mod::Field(FIELDS))?
+                            #fields_mod::next(&mut __map, FIELDS)?
                         {
                             match __index {
                                 #(#arms)*

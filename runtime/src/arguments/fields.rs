@@ -68,7 +68,19 @@ impl de::Expected for FieldIndex {
     }
 }
 
+/// The index of the next member's field, or `None` after the last member. Never inlined, as
+/// `read` and `missing`: each is one function per deserialiser (and field type) that every
+/// tool's reading calls, not code copied into each tool.
+#[inline(never)]
+pub fn next<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    names: &'static [&'static str],
+) -> Result<Option<usize>, A::Error> {
+    map.next_key_seed(Field(names))
+}
+
 /// Reads the value of the field `name` into its slot; a field given twice is refused.
+#[inline(never)]
 pub fn read<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
     map: &mut A,
     slot: &mut Option<T>,
@@ -83,6 +95,7 @@ pub fn read<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
 
 /// The value of a field that was not given and has no default: `None` for an `Option`, as
 /// serde reads one, and otherwise serde's "missing field" error.
+#[inline(never)]
 pub fn missing<'de, T: Deserialize<'de>, E: de::Error>(name: &'static str) -> Result<T, E> {
     T::deserialize(Missing(name, PhantomData))
 }
@@ -135,7 +148,7 @@ mod tests {
                 }
                 fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Lean, A::Error> {
                     let (mut query, mut limit, mut note) = (None, None, None);
-                    while let Some(index) = map.next_key_seed(Field(FIELDS))? {
+                    while let Some(index) = next(&mut map, FIELDS)? {
                         match index {
                             0 => read(&mut map, &mut query, "query")?,
                             1 => read(&mut map, &mut limit, "limit")?,
