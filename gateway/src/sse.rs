@@ -10,6 +10,7 @@ use axum::response::Response;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use serde_json::Value;
+use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 
 /// One upstream event's `data:` (Responses repeats the `event:` name as the data's `type`).
@@ -18,15 +19,17 @@ pub struct Event {
     pub data: String,
 }
 
-/// The upstream answer's body as events; comments and empty events are skipped. With `skim`
-/// (a Responses upstream), the `tools` each event's `response` echoes are left out as the bytes
-/// arrive (`upstream::skim`).
-pub fn events(
-    answer: reqwest::Response,
-    skim: bool,
-) -> impl Stream<Item = Result<Event, String>> + Send {
-    crate::upstream::skim::events(answer.bytes_stream(), skim)
-        .map(|item| item.map(|data| Event { data }))
+/// The upstream answer's body as events; comments and empty events are skipped.
+pub fn events(answer: reqwest::Response) -> impl Stream<Item = Result<Event, String>> + Send {
+    SseStream::from_bytes_stream(answer.bytes_stream()).filter_map(|item| async move {
+        match item {
+            Ok(Sse {
+                data: Some(data), ..
+            }) => Some(Ok(Event { data })),
+            Ok(_) => None,
+            Err(err) => Some(Err(format!("the upstream's stream broke off: {err}"))),
+        }
+    })
 }
 
 /// The writing end of a client's stream.

@@ -299,10 +299,7 @@ impl Sent {
     pub fn events(self, inner: Arc<Inner>) -> Events {
         let state = Reading {
             link: self.link,
-            events: Box::pin(crate::sse::events(
-                self.answer,
-                self.link.upstream == Api::Responses,
-            )),
+            events: Box::pin(crate::sse::events(self.answer)),
             translation: self.translated.map(|request| Translation {
                 reader: Reader::new(self.link.upstream),
                 writer: Writer::new(self.link.client, &request),

@@ -6,7 +6,6 @@
 mod apis;
 mod lean;
 mod link;
-pub(crate) mod skim;
 
 pub use apis::Apis;
 pub use link::{Link, Sent};
