@@ -588,14 +588,14 @@ fn print_report(
     let tick = 1.0 / procs::clock_ticks();
     println!();
     println!(
-        "Latency, one request at a time, ms ({} samples per cell, after {} warm-up; \"added\" = gateway - direct):",
+        "Latency, one request at a time, ms ({} samples per cell, after {} warm-up; \"added\" = gateway - direct; \"own share\" = gateway - (direct + tools), what the gateway itself adds):",
         options.requests, options.warmup
     );
     println!();
     println!(
-        "| request | direct p50 | direct + tools p50 | gateway p50 | **added p50** | direct p99 | direct + tools p99 | gateway p99 | **added p99** |"
+        "| request | direct p50 | direct + tools p50 | gateway p50 | **added p50** | **own share p50** | direct p99 | direct + tools p99 | gateway p99 | **added p99** |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter_mut()) {
         let [p50, p99] = [50.0, 99.0].map(|p| {
             figures.samples.each_mut().map(|samples| {
@@ -604,12 +604,13 @@ fn print_report(
             })
         });
         println!(
-            "| {} | {} | {} | {} | **{}** | {} | {} | {} | **{}** |",
+            "| {} | {} | {} | {} | **{}** | **{}** | {} | {} | {} | **{}** |",
             kind.label(),
             ms(p50[DIRECT]),
             ms(p50[WITH_TOOLS]),
             ms(p50[GATEWAY]),
             added(p50[DIRECT], p50[GATEWAY]),
+            added(p50[WITH_TOOLS], p50[GATEWAY]),
             ms(p99[DIRECT]),
             ms(p99[WITH_TOOLS]),
             ms(p99[GATEWAY]),
@@ -623,9 +624,9 @@ fn print_report(
     );
     println!();
     println!(
-        "| request | direct req/s | direct + tools req/s | gateway req/s | gateway / direct | gateway CPU | upstream CPU: direct | direct + tools | via the gateway |"
+        "| request | direct req/s | direct + tools req/s | gateway req/s | gateway / direct | **gateway / (direct + tools)** | gateway CPU | upstream CPU: direct | direct + tools | via the gateway |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter()) {
         let rate = |at: usize| figures.requests[at] as f64 / figures.wall[at].as_secs_f64();
         let cpu = |ticks: u64, at: usize| {
@@ -635,12 +636,14 @@ fn print_report(
             )
         };
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.3} | {} | {} | {} | {} |",
+            "| {} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | {} | {} |",
             kind.label(),
             rate(DIRECT),
             rate(WITH_TOOLS),
             rate(GATEWAY),
             rate(GATEWAY) / rate(DIRECT),
+            // The acceptance of issue 35: the upstream's own cost of the tools taken out.
+            rate(GATEWAY) / rate(WITH_TOOLS),
             cpu(figures.gateway_ticks[GATEWAY], GATEWAY),
             cpu(figures.upstream_ticks[DIRECT], DIRECT),
             cpu(figures.upstream_ticks[WITH_TOOLS], WITH_TOOLS),

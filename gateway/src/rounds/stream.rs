@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
-use futures_util::StreamExt;
+use futures_util::{FutureExt, StreamExt};
 
 use super::{Ending, Rounds, Tally};
 use crate::api::{ClientApi, Event, Failure, StreamFace};
@@ -16,34 +16,34 @@ use crate::sse::{Gone, Writer};
 use crate::translate::ir::ErrorBody;
 use crate::upstream::Sent;
 
-/// The client's stream, in its API's framing.
-struct Client<'a, A: ClientApi> {
-    writer: &'a Writer,
+/// The client's stream, in its API's framing. Events are written to the writer's pending bytes
+/// and flushed before every wait, so that the events at hand go out together.
+struct Client<A: ClientApi> {
+    writer: Writer,
     face: A::Stream,
 }
 
-impl<A: ClientApi> Client<'_, A> {
-    async fn send(&mut self, events: Vec<Event>) -> Result<(), Gone> {
+impl<A: ClientApi> Client<A> {
+    fn send(&mut self, events: Vec<Event>) {
         for event in events {
             if A::NAMED_EVENTS {
                 let name = event
                     .get("type")
                     .and_then(serde_json::Value::as_str)
-                    .unwrap_or("message")
-                    .to_owned();
-                self.writer.named(&name, &event).await?;
+                    .unwrap_or("message");
+                self.writer.named(name, &event);
             } else {
-                self.writer.data(&event).await?;
+                self.writer.data(&event);
             }
         }
-        Ok(())
     }
 
+    /// Ends the stream: its last event, and everything still pending, go to the client.
     async fn done(&mut self) -> Result<(), Gone> {
         if let Some(done) = A::DONE {
-            self.writer.raw_data(done).await?;
+            self.writer.raw_data(done);
         }
-        Ok(())
+        self.writer.flush().await
     }
 
     /// Ends the stream with an error.
@@ -55,7 +55,7 @@ impl<A: ClientApi> Client<'_, A> {
                 self.face.fail(&error)
             }
         };
-        self.send(vec![event]).await?;
+        self.send(vec![event]);
         self.done().await
     }
 }
@@ -76,10 +76,7 @@ impl<A: ClientApi> Rounds<A> {
         let inner = self.inner.clone();
         crate::telemetry::spawn(async move {
             let face = A::Stream::new(&self.api, &self.request);
-            let mut client = Client::<A> {
-                writer: &writer,
-                face,
-            };
+            let mut client = Client::<A> { writer, face };
             let cut = tokio::select! {
                 ran = self.run_stream(&mut client, sent) => {
                     if let Err(Gone) = ran {
@@ -97,18 +94,36 @@ impl<A: ClientApi> Rounds<A> {
         Ok(response)
     }
 
-    async fn run_stream(mut self, client: &mut Client<'_, A>, first: Sent) -> Result<(), Gone> {
+    async fn run_stream(mut self, client: &mut Client<A>, first: Sent) -> Result<(), Gone> {
         let mut sent = first;
         let mut round = 1;
         let mut tally = Tally::default();
         loop {
             let mut events = sent.events(Arc::clone(&self.inner));
-            while let Some(event) = events.next().await {
+            loop {
+                // The events already read (those of one upstream chunk) are written together;
+                // what is written goes to the client when the upstream has nothing more yet, or
+                // when enough is pending that the client should not wait for the rest.
+                let at_hand = if client.writer.holds_enough() {
+                    None
+                } else {
+                    events.next().now_or_never()
+                };
+                let event = match at_hand {
+                    Some(event) => event,
+                    None => {
+                        client.writer.flush().await?;
+                        events.next().await
+                    }
+                };
+                let Some(event) = event else {
+                    break;
+                };
                 let out = event
                     .map_err(Failure::Gateway)
                     .and_then(|event| client.face.event(&self.api, &self.injection, round, event));
                 match out {
-                    Ok(out) => client.send(out).await?,
+                    Ok(out) => client.send(out),
                     Err(failure) => return client.fail(failure).await,
                 }
             }
@@ -130,20 +145,23 @@ impl<A: ClientApi> Rounds<A> {
                     let running = reply.runs().len();
                     client
                         .writer
-                        .comment(&format!("tooldef: running {running} tool call(s)"))
-                        .await?;
+                        .comment(&format!("tooldef: running {running} tool call(s)"));
                     let running = client.face.running(&self.api, &reply, &self.names());
-                    client.send(running).await?;
+                    client.send(running);
+                    // The client hears of the calls before they run, however long they take.
+                    client.writer.flush().await?;
                     let after = match self.run(&reply).await {
                         Ok(after) => after,
                         Err(err) => return client.fail(err.into()).await,
                     };
                     let ran = client.face.ran(&self.api, after.shown);
-                    client.send(ran).await?;
+                    client.send(ran);
                     if after.ends {
                         Ending::default()
                     } else {
                         round += 1;
+                        // The calls' results are shown while the next round is asked.
+                        client.writer.flush().await?;
                         sent = match self.next_round(round).await {
                             Ok(sent) => sent,
                             Err(error) => return client.fail(Failure::Gateway(error)).await,
@@ -157,12 +175,11 @@ impl<A: ClientApi> Rounds<A> {
                 // A stream's headers are gone by now: a comment says it, and the closing event.
                 client
                     .writer
-                    .comment(&format!("tooldef: incomplete ({})", bound.as_str()))
-                    .await?;
+                    .comment(&format!("tooldef: incomplete ({})", bound.as_str()));
             }
             tracing::info!(api = %A::API, rounds = round, "streamed");
             let closing = client.face.finish(&mut self.api, reply, &end);
-            client.send(closing).await?;
+            client.send(closing);
             return client.done().await;
         }
     }

@@ -104,15 +104,15 @@ impl Apis {
 impl Upstream {
     /// Asks whether the upstream has `api`'s path: `None` when it cannot be reached.
     async fn ask(&self, api: Api, headers: &HeaderMap) -> Option<bool> {
-        let answer = self
-            .client
-            .post(self.url(api.path()))
-            .headers(self.headers(headers, true))
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .body("{}")
-            .send()
-            .await
+        let mut request = http::Request::post(self.url(api.path()))
+            .body(axum::body::Body::from("{}"))
             .ok()?;
+        *request.headers_mut() = self.headers(headers, true);
+        request.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        let answer = self.client.send(request).await.ok()?;
         Some(!matches!(
             answer.status(),
             StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED

@@ -15,7 +15,7 @@ use futures_util::{Stream, StreamExt};
 use serde_json::Value;
 
 use super::lean::WithoutTools;
-use super::{Upstream, informative_headers, passthrough};
+use super::{Answer, Upstream, informative_headers, passthrough};
 use crate::api::Api;
 use crate::body::Outgoing;
 use crate::catalog::Catalog;
@@ -105,7 +105,7 @@ fn credentials(link: Link, mut headers: HeaderMap) -> HeaderMap {
 /// upstream got it (the conversation a `previous_response_id` named included).
 pub struct Sent {
     link: Link,
-    answer: reqwest::Response,
+    answer: Answer,
     translated: Option<ir::Request>,
     /// The request's catalog, when the upstream's calls come namespaced (`crate::namespacing`).
     namespaced: Option<Arc<Catalog>>,
@@ -223,7 +223,7 @@ impl Upstream {
 
 impl Sent {
     /// The upstream's answer as it came (a round not translated, passed through).
-    pub fn into_answer(self) -> reqwest::Response {
+    pub fn into_answer(self) -> Answer {
         self.answer
     }
 
@@ -247,7 +247,7 @@ impl Sent {
             return passthrough(self.answer);
         }
         let status = self.answer.status();
-        let body = self.answer.bytes().await.unwrap_or_default();
+        let body = body_bytes(self.answer).await.unwrap_or_default();
         let error = translate::read_error(self.link.upstream, status, &body);
         let body = translate::write_error(self.link.client, &error);
         (status, axum::Json(body)).into_response()
@@ -256,7 +256,7 @@ impl Sent {
     /// The upstream's refusal as the error event of a stream in the client's API.
     pub async fn refusal_event(self, round: u32) -> ErrorBody {
         let status = self.answer.status();
-        let body = self.answer.bytes().await.unwrap_or_default();
+        let body = body_bytes(self.answer).await.unwrap_or_default();
         let mut error = translate::read_error(self.link.upstream, status, &body);
         error.message = format!(
             "The upstream answered round {round} with {status}: {}",
@@ -272,7 +272,7 @@ impl Sent {
         if !self.is_success() {
             return Err(self.refusal().await);
         }
-        let bytes = self.answer.bytes().await.map_err(|err| {
+        let bytes = body_bytes(self.answer).await.map_err(|err| {
             ApiError::upstream(format!("The upstream's answer broke off: {err}")).answer(client)
         })?;
         let mut reply = read(self.link.upstream, &bytes).map_err(|err| {
@@ -313,6 +313,11 @@ impl Sent {
         };
         Box::pin(futures_util::stream::unfold(state, Reading::next))
     }
+}
+
+/// An answer's whole body.
+async fn body_bytes(answer: Answer) -> Result<bytes::Bytes, axum::Error> {
+    axum::body::to_bytes(answer.into_body(), usize::MAX).await
 }
 
 /// A reply of `api` read from its JSON (a Responses one without the `tools` it echoes).

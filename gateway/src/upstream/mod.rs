@@ -6,17 +6,20 @@
 mod apis;
 mod lean;
 mod link;
+mod transport;
 
 pub use apis::Apis;
 pub use link::{Link, Sent};
+pub use transport::Answer;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, Request, header};
 use axum::response::Response;
 use tracing::Instrument;
 
 use crate::error::ApiError;
 use crate::telemetry::UpstreamCall;
+use transport::{Transport, Unreached};
 
 /// Headers that belong to one connection, not to the request (RFC 9110, 7.6.1), and those the
 /// gateway sets itself.
@@ -39,7 +42,7 @@ pub const KEY_HEADER: &str = crate::headers::KEY;
 
 /// The upstream API.
 pub struct Upstream {
-    client: reqwest::Client,
+    client: Transport,
     /// Its base URL without a trailing `/`, e.g. `https://api.openai.com/v1`.
     base: String,
     /// Sent as `Authorization: Bearer` when the client sends none.
@@ -56,11 +59,7 @@ impl Upstream {
         key: Option<String>,
         apis: &[crate::api::Api],
     ) -> Result<Upstream, String> {
-        let client = reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(10))
-            .pool_max_idle_per_host(256)
-            .build()
-            .map_err(|err| format!("cannot make the HTTP client: {err}"))?;
+        let client = Transport::new(base)?;
         Ok(Upstream {
             client,
             base: base.trim_end_matches('/').to_owned(),
@@ -110,9 +109,16 @@ impl Upstream {
         path: &str,
         headers: &HeaderMap,
         body: &impl serde::Serialize,
-    ) -> Result<reqwest::Response, ApiError> {
-        let body = serde_json::to_vec(body)
-            .map_err(|err| ApiError::upstream(format!("cannot encode the request: {err}")))?;
+    ) -> Result<Answer, ApiError> {
+        // Written for each attempt rather than kept for a second one: a busy upstream answers
+        // long after the body went out, and 1,000 rounds waiting each held their 105 KB (with
+        // 100 tools) and the spare capacity the writing left, up to as much again.
+        let encode = || {
+            let mut written = serde_json::to_vec(body)
+                .map_err(|err| ApiError::upstream(format!("cannot encode the request: {err}")))?;
+            written.shrink_to_fit();
+            Ok::<_, ApiError>(written)
+        };
         let mut headers = headers.clone();
         headers.insert(
             header::CONTENT_TYPE,
@@ -121,32 +127,45 @@ impl Upstream {
         // A round: its span is the upstream's parent, and it is counted.
         let call = UpstreamCall::start(path);
         call.propagate(&mut headers);
-        let body = bytes::Bytes::from(body);
-        let send = || {
-            self.client
-                .post(self.url(path))
-                .headers(headers.clone())
-                .body(body.clone())
-                .send()
+        let send = |written: Vec<u8>| {
+            let mut request = Request::post(self.url(path));
+            if let Some(all) = request.headers_mut() {
+                *all = headers.clone();
+            }
+            let request = request.body(Body::from(written));
+            async {
+                match request {
+                    Ok(request) => self.client.send(request).await,
+                    Err(err) => Err(Unreached {
+                        why: format!("the request cannot be made: {err}"),
+                        lost_connection: false,
+                    }),
+                }
+            }
         };
+        let first = encode()?;
         let sent = async {
-            match send().await {
+            match send(first).await {
                 // A kept-alive connection the upstream closed as the request went out (seen at
                 // 1,000 conversations at once): no answer was read, so it is sent once more on a
                 // new one, as OpenAI's SDKs retry a connection error.
-                Err(err) if lost_connection(&err) => {
-                    tracing::debug!("the upstream's connection was lost; sending again: {err}");
+                Err(err) if err.lost_connection => {
+                    let why = &err.why;
+                    tracing::debug!("the upstream's connection was lost; sending again: {why}");
                     // A moment for an upstream whose queue of new connections was full.
                     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    send().await
+                    match encode() {
+                        Ok(again) => send(again).await,
+                        Err(_) => Err(err),
+                    }
                 }
                 sent => sent,
             }
         }
         .instrument(call.span().clone())
         .await;
-        call.finish(sent.as_ref().ok().map(reqwest::Response::status));
-        sent.map_err(|err| ApiError::upstream(unreachable(&self.base, &err)))
+        call.finish(sent.as_ref().ok().map(Answer::status));
+        sent.map_err(|err| ApiError::upstream(self.unreachable(&err)))
     }
 
     /// Forwards a request unchanged, its body streamed both ways.
@@ -157,38 +176,40 @@ impl Upstream {
         headers: &HeaderMap,
         body: Body,
     ) -> Result<Response, ApiError> {
-        let stream = body.into_data_stream();
+        let mut request = Request::builder()
+            .method(method)
+            .uri(self.url(path_and_query))
+            .body(body)
+            .map_err(|err| {
+                ApiError::invalid(
+                    format!("The request cannot be forwarded to the upstream: {err}"),
+                    "invalid_request",
+                )
+            })?;
+        *request.headers_mut() = self.headers(headers, false);
         let answer = self
             .client
-            .request(method, self.url(path_and_query))
-            .headers(self.headers(headers, false))
-            .body(reqwest::Body::wrap_stream(stream))
-            .send()
+            .send(request)
             .await
-            .map_err(|err| ApiError::upstream(unreachable(&self.base, &err)))?;
+            .map_err(|err| ApiError::upstream(self.unreachable(&err)))?;
         Ok(passthrough(answer))
     }
-}
 
-fn unreachable(base: &str, err: &reqwest::Error) -> String {
-    let mut why = err.to_string();
-    let mut source = std::error::Error::source(err);
-    while let Some(inner) = source {
-        why = format!("{why}: {inner}");
-        source = inner.source();
+    fn unreachable(&self, err: &Unreached) -> String {
+        format!(
+            "The upstream `{}` could not be reached: {}",
+            self.base, err.why
+        )
     }
-    format!("The upstream `{base}` could not be reached: {why}")
 }
 
 /// An upstream answer as the client's answer: status, headers and a streamed body.
-pub fn passthrough(answer: reqwest::Response) -> Response {
-    let mut response = Response::builder().status(answer.status());
-    if let Some(headers) = response.headers_mut() {
-        copy_answer_headers(answer.headers(), headers);
-    }
+pub fn passthrough(answer: Answer) -> Response {
+    let (parts, body) = answer.into_parts();
+    let mut response = Response::new(body);
+    *response.status_mut() = parts.status;
+    copy_answer_headers(&parts.headers, response.headers_mut());
     response
-        .body(Body::from_stream(answer.bytes_stream()))
-        .unwrap_or_else(|_| Response::new(Body::empty()))
 }
 
 /// The upstream's answer headers that describe the answer, not the connection.
@@ -213,27 +234,6 @@ pub fn informative_headers(from: &HeaderMap) -> Vec<(HeaderName, HeaderValue)> {
         })
         .map(|(n, v)| (n.clone(), v.clone()))
         .collect()
-}
-
-/// Whether a request failed because its connection was refused, reset or closed before any
-/// answer came: sending it again on a new connection is safe for the upstream's reading of it.
-fn lost_connection(err: &reqwest::Error) -> bool {
-    if err.is_connect() {
-        return true;
-    }
-    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(err);
-    while let Some(cause) = source {
-        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
-            return matches!(
-                io.kind(),
-                std::io::ErrorKind::ConnectionReset
-                    | std::io::ErrorKind::ConnectionAborted
-                    | std::io::ErrorKind::BrokenPipe
-            );
-        }
-        source = cause.source();
-    }
-    false
 }
 
 #[cfg(test)]

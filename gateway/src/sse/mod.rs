@@ -1,0 +1,226 @@
+//! Server-sent events both ways: the upstream's stream read as events (`reader`), and the
+//! client's stream written through a channel that a round-running task feeds (dropped by a
+//! client that went away, which stops the task at its next write).
+
+mod reader;
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::upstream::Answer;
+use reader::Reader;
+
+/// One upstream event's `data:` (Responses repeats the `event:` name as the data's `type`).
+pub struct Event {
+    /// The `data:` field.
+    pub data: String,
+}
+
+/// The upstream answer's body as events; comments and events without data are skipped.
+pub fn events(answer: Answer) -> impl Stream<Item = Result<Event, String>> + Send {
+    let reading = Reading {
+        body: answer.into_body().into_data_stream(),
+        reader: Reader::default(),
+        ready: VecDeque::new(),
+        done: false,
+    };
+    futures_util::stream::unfold(reading, Reading::next)
+}
+
+/// An answer's body being read.
+struct Reading {
+    body: axum::body::BodyDataStream,
+    reader: Reader,
+    /// Events read and not yet given.
+    ready: VecDeque<String>,
+    done: bool,
+}
+
+impl Reading {
+    async fn next(mut self) -> Option<(Result<Event, String>, Reading)> {
+        loop {
+            if let Some(data) = self.ready.pop_front() {
+                return Some((Ok(Event { data }), self));
+            }
+            if self.done {
+                return None;
+            }
+            let failed = match self.body.next().await {
+                Some(Ok(chunk)) => match self.reader.feed(&chunk, &mut self.ready) {
+                    Ok(()) => continue,
+                    Err(why) => why,
+                },
+                Some(Err(err)) => format!("the upstream's stream broke off: {err}"),
+                None => return None,
+            };
+            self.done = true;
+            return Some((Err(failed), self));
+        }
+    }
+}
+
+/// How many pending bytes go to the client without waiting for the upstream to pause: a few
+/// events of a fast upstream, well above one chunk of a streamed answer.
+const FLUSH_AT: usize = 32 * 1024;
+
+/// The writing end of a client's stream.
+pub struct Writer {
+    tx: mpsc::Sender<Bytes>,
+    /// The events written since the last `flush`, framed: they go to the client as one piece,
+    /// so that the events of one upstream chunk cost one hop to the connection's task and one
+    /// write to the client, not one of each per event.
+    pending: Vec<u8>,
+}
+
+impl Writer {
+    /// `data: JSON` (Chat Completions' events have no name).
+    pub fn data(&mut self, data: &Value) {
+        frame(&mut self.pending, None, data);
+    }
+
+    /// `event: NAME` and `data: JSON` (the Responses API names its events by their type).
+    pub fn named(&mut self, name: &str, data: &Value) {
+        frame(&mut self.pending, Some(name), data);
+    }
+
+    /// `data: TEXT` that is not JSON (Chat Completions' end of stream, `[DONE]`).
+    pub fn raw_data(&mut self, text: &str) {
+        self.line(b"data: ", text);
+    }
+
+    /// A comment line: ignored by clients, it keeps idle connections (and proxies) from timing
+    /// out while tools run.
+    pub fn comment(&mut self, text: &str) {
+        self.line(b": ", text);
+    }
+
+    fn line(&mut self, prefix: &[u8], text: &str) {
+        self.pending.extend_from_slice(prefix);
+        self.pending.extend_from_slice(text.as_bytes());
+        self.pending.extend_from_slice(b"\n\n");
+    }
+
+    /// Whether enough is pending to go to the client now, without waiting for the upstream's
+    /// next bytes: an upstream that sends faster than it is read must not have its whole answer
+    /// held back.
+    pub fn holds_enough(&self) -> bool {
+        self.pending.len() >= FLUSH_AT
+    }
+
+    /// Sends what was written since the last flush; the writer's user flushes before anything
+    /// that waits (the upstream's next bytes, tools, the next round) and at the end.
+    pub async fn flush(&mut self) -> Result<(), Gone> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let bytes = Bytes::from(std::mem::take(&mut self.pending));
+        self.tx.send(bytes).await.map_err(|_| Gone)
+    }
+}
+
+/// One event, serialised straight onto the pending bytes.
+fn frame(buffer: &mut Vec<u8>, name: Option<&str>, data: &Value) {
+    if let Some(name) = name {
+        buffer.extend_from_slice(b"event: ");
+        buffer.extend_from_slice(name.as_bytes());
+        buffer.push(b'\n');
+    }
+    buffer.extend_from_slice(b"data: ");
+    // A `Value` always serialises.
+    let _ = serde_json::to_writer(&mut *buffer, data);
+    buffer.extend_from_slice(b"\n\n");
+}
+
+/// The client went away.
+#[derive(Debug)]
+pub struct Gone;
+
+/// A streamed `200` answer and the writer that feeds it.
+pub fn response() -> (Response, Writer) {
+    let (tx, mut rx) = mpsc::channel::<Bytes>(64);
+    let body = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)).map(Ok::<_, Infallible>);
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    (
+        response,
+        Writer {
+            tx,
+            pending: Vec::new(),
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What the client's connection is handed, piece by piece.
+    async fn pieces(response: Response) -> Vec<String> {
+        let mut body = response.into_body().into_data_stream();
+        let mut pieces = Vec::new();
+        while let Some(piece) = body.next().await {
+            pieces.push(String::from_utf8(piece.unwrap().to_vec()).unwrap());
+        }
+        pieces
+    }
+
+    #[tokio::test]
+    async fn events_written_together_go_as_one_piece() {
+        let (response, mut writer) = response();
+        writer.named("response.created", &json!({"type": "response.created"}));
+        writer.comment("tooldef: running 1 tool call(s)");
+        writer.data(&json!({"n": 1}));
+        writer.flush().await.unwrap();
+        // Nothing pending: nothing sent.
+        writer.flush().await.unwrap();
+        writer.raw_data("[DONE]");
+        writer.flush().await.unwrap();
+        drop(writer);
+        assert_eq!(
+            pieces(response).await,
+            [
+                "event: response.created\ndata: {\"type\":\"response.created\"}\n\n\
+                 : tooldef: running 1 tool call(s)\n\n\
+                 data: {\"n\":1}\n\n",
+                "data: [DONE]\n\n",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn enough_pending_is_said() {
+        let (_response, mut writer) = response();
+        let text = "x".repeat(1024);
+        let mut written = 0;
+        while !writer.holds_enough() {
+            writer.data(&json!(text));
+            written += 1;
+        }
+        // 32 KiB of 1 KiB events, each with its framing.
+        assert_eq!(written, 32);
+        writer.flush().await.unwrap();
+        assert!(!writer.holds_enough());
+    }
+
+    #[tokio::test]
+    async fn a_client_gone_is_told_at_the_flush() {
+        let (response, mut writer) = response();
+        drop(response);
+        writer.data(&json!({"n": 1}));
+        assert!(writer.flush().await.is_err());
+    }
+}
