@@ -173,18 +173,22 @@ mod tests {
         Request::post(uri).body(Body::from("{}")).unwrap()
     }
 
+    /// `transport`'s answer to a POST to `uri`, checked to be a `200`.
+    async fn ok(transport: &Transport, uri: &str) -> Answer {
+        let Ok(answer) = transport.send(post(uri)).await else {
+            panic!("no answer from {uri}");
+        };
+        assert_eq!(answer.status(), 200);
+        answer
+    }
+
     #[tokio::test]
     async fn a_plain_upstream_is_reached_directly() {
         let (address, served) = one_answer("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok").await;
         let base = format!("http://{address}/v1");
         let transport = Transport::with_proxies(&base, &Matcher::builder().build()).unwrap();
         assert!(matches!(transport, Transport::Direct(_)));
-        let answer = transport
-            .send(post(&format!("{base}/chat/completions")))
-            .await
-            .ok()
-            .unwrap();
-        assert_eq!(answer.status(), 200);
+        let answer = ok(&transport, &format!("{base}/chat/completions")).await;
         let body = axum::body::to_bytes(answer.into_body(), 16).await.unwrap();
         assert_eq!(&body[..], b"ok");
         let head = served.await.unwrap();
@@ -226,12 +230,7 @@ mod tests {
         let base = "http://upstream.example/v1";
         let transport = Transport::with_proxies(base, &proxies).unwrap();
         assert!(matches!(transport, Transport::Proxied(_)));
-        let answer = transport
-            .send(post(&format!("{base}/chat/completions")))
-            .await
-            .ok()
-            .unwrap();
-        assert_eq!(answer.status(), 200);
+        ok(&transport, &format!("{base}/chat/completions")).await;
         let head = served.await.unwrap();
         assert!(
             head.starts_with("POST http://upstream.example/v1/chat/completions HTTP/1.1\r\n"),
