@@ -70,27 +70,29 @@ impl<A: ClientApi> Rounds<A> {
         if !sent.is_success() {
             return Err(sent.refusal().await);
         }
-        let (mut response, writer) = crate::sse::response();
-        response.headers_mut().extend(sent.informative());
-        response.headers_mut().extend(headers);
+        let informative = sent.informative();
         let inner = self.inner.clone();
-        crate::telemetry::spawn(async move {
-            let face = A::Stream::new(&self.api, &self.request);
-            let mut client = Client::<A> { writer, face };
-            let cut = tokio::select! {
-                ran = self.run_stream(&mut client, sent) => {
-                    if let Err(Gone) = ran {
-                        tracing::info!(api = %A::API, "the client went away during a stream");
+        let mut response = crate::sse::response(|writer| {
+            crate::telemetry::carried(async move {
+                let face = A::Stream::new(&self.api, &self.request);
+                let mut client = Client::<A> { writer, face };
+                let cut = tokio::select! {
+                    ran = self.run_stream(&mut client, sent) => {
+                        if let Err(Gone) = ran {
+                            tracing::info!(api = %A::API, "the client went away during a stream");
+                        }
+                        false
                     }
-                    false
+                    () = inner.deadline() => true,
+                };
+                if cut {
+                    let error = ErrorBody::from(ApiError::upstream(STOPPED));
+                    let _ = client.fail(Failure::Gateway(error)).await;
                 }
-                () = inner.deadline() => true,
-            };
-            if cut {
-                let error = ErrorBody::from(ApiError::upstream(STOPPED));
-                let _ = client.fail(Failure::Gateway(error)).await;
-            }
+            })
         });
+        response.headers_mut().extend(informative);
+        response.headers_mut().extend(headers);
         Ok(response)
     }
 

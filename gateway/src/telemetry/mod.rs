@@ -25,7 +25,6 @@ use axum::body::{Body, Bytes, HttpBody};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value};
-use tokio::task::JoinHandle;
 use tooldef::calls::ToolCall;
 use tracing::field::Empty;
 use tracing::{Instrument, Span};
@@ -249,16 +248,18 @@ impl HttpBody for Tracked {
     }
 }
 
-/// Spawns `task` as part of the request being served, if any: it runs in the request's span
-/// and with its telemetry, so that the request's span lasts until the task (the rest of a
-/// streamed answer) ends, and its rounds and tool calls are counted.
-pub fn spawn(task: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
+/// `task` as part of the request being served, if any: it runs in the request's span and with
+/// its telemetry, so that the request's span lasts until the task (the rest of a streamed
+/// answer, run as its body is read) ends, and its rounds and tool calls are counted.
+pub fn carried(
+    task: impl Future<Output = ()> + Send + 'static,
+) -> std::pin::Pin<Box<dyn Future<Output = ()> + Send>> {
     match REQUEST.try_with(Arc::clone) {
         Ok(request) => {
             let span = request.span.clone();
-            tokio::spawn(REQUEST.scope(request, task).instrument(span))
+            Box::pin(REQUEST.scope(request, task).instrument(span))
         }
-        Err(_) => tokio::spawn(task.in_current_span()),
+        Err(_) => Box::pin(task.in_current_span()),
     }
 }
 
