@@ -104,8 +104,18 @@ impl Transport {
                 Err(err) => Err(Unreached::from_error(err.is_connect(), &err)),
             },
             Transport::Proxied(client) => {
-                let request = request
-                    .map(|body| reqwest::Body::wrap_stream(body.into_data_stream()))
+                let (parts, body) = request.into_parts();
+                // A body already whole (a round's JSON) goes with its length, as it does
+                // directly; a forwarded one streams.
+                let body = if http_body::Body::size_hint(&body).exact().is_some() {
+                    let whole = axum::body::to_bytes(body, usize::MAX)
+                        .await
+                        .map_err(|err| Unreached::from_error(false, &err))?;
+                    reqwest::Body::from(whole)
+                } else {
+                    reqwest::Body::wrap_stream(body.into_data_stream())
+                };
+                let request = Request::from_parts(parts, body)
                     .try_into()
                     .map_err(|err: reqwest::Error| Unreached::from_error(false, &err))?;
                 match client.execute(request).await {
@@ -236,6 +246,7 @@ mod tests {
             head.starts_with("POST http://upstream.example/v1/chat/completions HTTP/1.1\r\n"),
             "{head}"
         );
+        assert!(head.contains("content-length: 2\r\n"), "{head}");
         // `user:secret`, in Basic.
         assert!(
             head.contains("proxy-authorization: Basic dXNlcjpzZWNyZXQ=\r\n"),
