@@ -1,6 +1,7 @@
 //! The rounds answered as one stream: the first round is asked before the answer starts (its
-//! error keeps its status), then a task writes the client's stream: each round's events as they
-//! come, re-indexed, the gateway's calls held back; one closing event.
+//! error keeps its status), then the answer's body, as the connection reads it, runs the rest
+//! and writes the client's stream: each round's events as they come, re-indexed, the gateway's
+//! calls held back; one closing event.
 
 use std::sync::Arc;
 
