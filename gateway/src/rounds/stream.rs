@@ -13,7 +13,7 @@ use super::{Ending, Rounds, Tally};
 use crate::api::{ClientApi, Event, Failure, StreamFace};
 use crate::conversation::STOPPED;
 use crate::error::ApiError;
-use crate::sse::{Gone, Writer};
+use crate::sse::Writer;
 use crate::translate::ir::ErrorBody;
 use crate::upstream::Sent;
 
@@ -40,7 +40,7 @@ impl<A: ClientApi> Client<A> {
     }
 
     /// Ends the stream: its last event, and everything still pending, go to the client.
-    async fn done(&mut self) -> Result<(), Gone> {
+    async fn done(&mut self) {
         if let Some(done) = A::DONE {
             self.writer.raw_data(done);
         }
@@ -48,7 +48,7 @@ impl<A: ClientApi> Client<A> {
     }
 
     /// Ends the stream with an error.
-    async fn fail(&mut self, failure: Failure) -> Result<(), Gone> {
+    async fn fail(&mut self, failure: Failure) {
         let event = match failure {
             Failure::Upstream(event) => event,
             Failure::Gateway(error) => {
@@ -78,17 +78,12 @@ impl<A: ClientApi> Rounds<A> {
                 let face = A::Stream::new(&self.api, &self.request);
                 let mut client = Client::<A> { writer, face };
                 let cut = tokio::select! {
-                    ran = self.run_stream(&mut client, sent) => {
-                        if let Err(Gone) = ran {
-                            tracing::info!(api = %A::API, "the client went away during a stream");
-                        }
-                        false
-                    }
+                    () = self.run_stream(&mut client, sent) => false,
                     () = inner.deadline() => true,
                 };
                 if cut {
                     let error = ErrorBody::from(ApiError::upstream(STOPPED));
-                    let _ = client.fail(Failure::Gateway(error)).await;
+                    client.fail(Failure::Gateway(error)).await;
                 }
             })
         });
@@ -97,7 +92,7 @@ impl<A: ClientApi> Rounds<A> {
         Ok(response)
     }
 
-    async fn run_stream(mut self, client: &mut Client<A>, first: Sent) -> Result<(), Gone> {
+    async fn run_stream(mut self, client: &mut Client<A>, first: Sent) {
         let mut sent = first;
         let mut round = 1;
         let mut tally = Tally::default();
@@ -115,7 +110,7 @@ impl<A: ClientApi> Rounds<A> {
                 let event = match at_hand {
                     Some(event) => event,
                     None => {
-                        client.writer.flush().await?;
+                        client.writer.flush().await;
                         events.next().await
                     }
                 };
@@ -152,7 +147,7 @@ impl<A: ClientApi> Rounds<A> {
                     let running = client.face.running(&self.api, &reply, &self.names());
                     client.send(running);
                     // The client hears of the calls before they run, however long they take.
-                    client.writer.flush().await?;
+                    client.writer.flush().await;
                     let after = match self.run(&reply).await {
                         Ok(after) => after,
                         Err(err) => return client.fail(err.into()).await,
@@ -164,7 +159,7 @@ impl<A: ClientApi> Rounds<A> {
                     } else {
                         round += 1;
                         // The calls' results are shown while the next round is asked.
-                        client.writer.flush().await?;
+                        client.writer.flush().await;
                         sent = match self.next_round(round).await {
                             Ok(sent) => sent,
                             Err(error) => return client.fail(Failure::Gateway(error)).await,

@@ -119,13 +119,15 @@ impl Writer {
     }
 
     /// Sends what was written since the last flush; the writer's user flushes before anything
-    /// that waits (the upstream's next bytes, tools, the next round) and at the end.
-    pub async fn flush(&mut self) -> Result<(), Gone> {
+    /// that waits (the upstream's next bytes, tools, the next round) and at the end. The
+    /// receiving end lives in the answer's body with the run that writes (`Driven`), so it is
+    /// there as long as the writer is: a client that goes away drops both.
+    pub async fn flush(&mut self) {
         if self.pending.is_empty() {
-            return Ok(());
+            return;
         }
         let bytes = Bytes::from(std::mem::take(&mut self.pending));
-        self.tx.send(bytes).await.map_err(|_| Gone)
+        let _ = self.tx.send(bytes).await;
     }
 }
 
@@ -141,11 +143,6 @@ fn frame(buffer: &mut Vec<u8>, name: Option<&str>, data: &Value) {
     let _ = serde_json::to_writer(&mut *buffer, data);
     buffer.extend_from_slice(b"\n\n");
 }
-
-/// The client went away (its answer's body is dropped, and what writes it with it, so only a
-/// writer moved out of its answer's run meets this).
-#[derive(Debug)]
-pub struct Gone;
 
 /// A streamed `200` answer whose events `run` writes. `run` goes on as the answer's body is
 /// read, in the connection's own task: a second task, each write handed over to it through the
@@ -227,11 +224,11 @@ mod tests {
             writer.named("response.created", &json!({"type": "response.created"}));
             writer.comment("tooldef: running 1 tool call(s)");
             writer.data(&json!({"n": 1}));
-            writer.flush().await.unwrap();
+            writer.flush().await;
             // Nothing pending: nothing sent.
-            writer.flush().await.unwrap();
+            writer.flush().await;
             writer.raw_data("[DONE]");
-            writer.flush().await.unwrap();
+            writer.flush().await;
         });
         assert_eq!(
             pieces(response).await,
@@ -255,7 +252,7 @@ mod tests {
             }
             // 32 KiB of 1 KiB events, each with its framing.
             assert_eq!(written, 32);
-            writer.flush().await.unwrap();
+            writer.flush().await;
             assert!(!writer.holds_enough());
         });
         assert_eq!(pieces(response).await.len(), 1);
@@ -275,7 +272,7 @@ mod tests {
         let response = response(|mut writer| async move {
             let _guard = guard;
             writer.data(&json!({"n": 1}));
-            writer.flush().await.unwrap();
+            writer.flush().await;
             std::future::pending::<()>().await;
         });
         let mut body = response.into_body().into_data_stream();
