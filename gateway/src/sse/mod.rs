@@ -1,6 +1,6 @@
 //! Server-sent events both ways: the upstream's stream read as events (`reader`), and the
-//! client's stream written through a channel that a round-running task feeds (dropped by a
-//! client that went away, which stops the task at its next write).
+//! client's stream, whose body runs what writes it (`response`): a client that goes away drops
+//! the body and stops the writing with it.
 
 mod reader;
 
