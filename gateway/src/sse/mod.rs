@@ -2,6 +2,7 @@
 //! client's stream, whose body runs what writes it (`response`): a client that goes away drops
 //! the body and stops the writing with it.
 
+mod echo;
 mod reader;
 
 use std::collections::VecDeque;
@@ -27,11 +28,20 @@ pub struct Event {
     pub data: String,
 }
 
-/// The upstream answer's body as events; comments and events without data are skipped.
-pub fn events(answer: Answer) -> impl Stream<Item = Result<Event, String>> + Send {
+/// The upstream answer's body as events; comments and events without data are skipped. A
+/// Responses upstream's (`echoes_tools`) leave out the tools it echoes as they are read.
+pub fn events(
+    answer: Answer,
+    echoes_tools: bool,
+) -> impl Stream<Item = Result<Event, String>> + Send {
+    let reader = if echoes_tools {
+        Reader::without_echo()
+    } else {
+        Reader::default()
+    };
     let reading = Reading {
         body: answer.into_body().into_data_stream(),
-        reader: Reader::default(),
+        reader,
         ready: VecDeque::new(),
         done: false,
     };

@@ -11,6 +11,8 @@
 //! with `\n`; a blank line ends an event; comments (`:`) and other fields are skipped; one space
 //! after the colon is not part of the value; a BOM at the start is ignored.
 
+use super::echo::Echo;
+
 /// The most an event's data may hold: more is an upstream gone wrong, not an answer.
 const MAX_EVENT: usize = 16 * 1024 * 1024;
 
@@ -33,9 +35,22 @@ pub struct Reader {
     after_cr: bool,
     /// Whether anything was read (a BOM is skipped only at the very start).
     started: bool,
+    /// How many bytes of data the event being read had, `echo`'s skipped ones included.
+    read: usize,
+    /// Leaves out the tools a Responses upstream echoes, as they arrive.
+    echo: Option<Echo>,
 }
 
 impl Reader {
+    /// A reader of a Responses upstream's stream, whose events' data leave out the tools it
+    /// echoes (see [`Echo`]).
+    pub fn without_echo() -> Reader {
+        Reader {
+            echo: Some(Echo::default()),
+            ..Reader::default()
+        }
+    }
+
     /// Reads a chunk; each event it completes is added to `events` as its data.
     pub fn feed(&mut self, chunk: &[u8], events: &mut impl Extend<String>) -> Result<(), String> {
         let mut bytes = chunk;
@@ -91,22 +106,30 @@ impl Reader {
     /// A `data` line's value begins (the space after the colon not part of it).
     fn start_data(&mut self, value: &[u8]) -> Result<(), String> {
         if self.has_data {
-            self.data.push(b'\n');
+            self.push_data(b"\n")?;
         }
         self.has_data = true;
         self.push_data(value.strip_prefix(b" ").unwrap_or(value))
     }
 
     fn push_data(&mut self, value: &[u8]) -> Result<(), String> {
-        if self.data.len() + value.len() > MAX_EVENT {
+        self.read += value.len();
+        if self.read > MAX_EVENT {
             return Err(too_long());
         }
-        self.data.extend_from_slice(value);
+        match &mut self.echo {
+            Some(echo) => echo.feed(value, &mut self.data),
+            None => self.data.extend_from_slice(value),
+        }
         Ok(())
     }
 
     fn line_read(&mut self, line: &[u8], events: &mut impl Extend<String>) -> Result<(), String> {
         if line.is_empty() {
+            self.read = 0;
+            if let Some(echo) = &mut self.echo {
+                echo.reset();
+            }
             if std::mem::take(&mut self.has_data) {
                 let data = std::mem::take(&mut self.data);
                 let data = String::from_utf8(data)
@@ -195,6 +218,32 @@ mod tests {
         assert_eq!(events[0].len(), 115_000);
         assert_eq!(reader.line.capacity(), 0);
         assert_eq!(reader.data.capacity(), 0);
+    }
+
+    #[test]
+    fn echoed_tools_are_never_held() {
+        let tool = r#"{"type":"function","name":"t","description":"a \"quoted\" word","parameters":{"type":"object"}}"#;
+        let tools = vec![tool; 1_200].join(",");
+        let stream = format!(
+            "event: response.created\ndata: {{\"type\":\"response.created\",\"response\":{{\"id\":\"r\",\"tools\":[{tools}],\"output\":[]}}}}\n\n"
+        );
+        assert!(stream.len() > 115_000);
+        let mut reader = Reader::without_echo();
+        let mut events = Vec::new();
+        for piece in stream.as_bytes().chunks(8192) {
+            reader.feed(piece, &mut events).unwrap();
+            assert!(reader.data.capacity() <= 64, "{}", reader.data.capacity());
+        }
+        assert_eq!(
+            events,
+            [r#"{"type":"response.created","response":{"id":"r","output":[]}}"#]
+        );
+        // The echo's bytes still count towards an event's limit.
+        let mut reader = Reader::without_echo();
+        let piece = format!("\"{}\",", "x".repeat(1024 * 1024));
+        reader.feed(b"data: {\"tools\":[", &mut events).unwrap();
+        let refused = (0..17).find_map(|_| reader.feed(piece.as_bytes(), &mut events).err());
+        assert!(refused.is_some());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 use serde_json::Value;
 
-use super::lean::WithoutTools;
+use super::WithoutTools;
 use super::{Answer, Upstream, informative_headers, passthrough};
 use crate::api::Api;
 use crate::body::Outgoing;
@@ -299,7 +299,10 @@ impl Sent {
     pub fn events(self, inner: Arc<Inner>) -> Events {
         let state = Reading {
             link: self.link,
-            events: Box::pin(crate::sse::events(self.answer)),
+            events: Box::pin(crate::sse::events(
+                self.answer,
+                self.link.upstream == Api::Responses,
+            )),
             translation: self.translated.map(|request| Translation {
                 reader: Reader::new(self.link.upstream),
                 writer: Writer::new(self.link.client, &request),

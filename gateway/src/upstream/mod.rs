@@ -9,6 +9,7 @@ mod link;
 mod transport;
 
 pub use apis::Apis;
+pub use lean::WithoutTools;
 pub use link::{Link, Sent};
 pub use transport::Answer;
 
