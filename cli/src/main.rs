@@ -38,6 +38,14 @@ use clap::Parser;
 
 use crate::args::{Cli, Command};
 
+/// jemalloc, not glibc's malloc: the gateway's memory goes back down after a load. At 1,000
+/// streamed conversations at once, six waves, glibc's kept 113–127 MiB after Chat's waves and
+/// 129–154 MiB after Responses' (growing wave by wave, its arenas fragmented by each event's
+/// strings); jemalloc keeps 114–122 and 132–136 MiB, flat (docs/BENCHMARKS.md, issue 35).
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
