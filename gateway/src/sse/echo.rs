@@ -12,7 +12,7 @@
 //! recognised here and passes through; `upstream::WithoutTools` leaves it out when the
 //! event is read, as it does for a whole reply.
 
-use memchr::memchr2;
+use memchr::{memchr, memchr2};
 
 /// How deep the objects whose `tools` are left out can be: the top one and its `response`.
 const CARED: usize = 2;
@@ -63,14 +63,81 @@ impl Echo {
     /// Adds `input`'s bytes to `out`, the echoed tools left out.
     pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         while !input.is_empty() {
+            if let Some(member) = self.skipping {
+                input = self.skip(member, input);
+                if input.is_empty() {
+                    break;
+                }
+            }
             if self.in_string {
                 input = self.string(input, out);
                 continue;
+            }
+            if self.begun {
+                // Scalars, colons and whitespace change nothing here: they go (or are skipped)
+                // in one piece, up to the next byte that does.
+                let plain = input
+                    .iter()
+                    .position(|&byte| matches!(byte, b'"' | b'{' | b'[' | b'}' | b']' | b','))
+                    .unwrap_or(input.len());
+                if self.skipping.is_none() {
+                    out.extend_from_slice(&input[..plain]);
+                }
+                input = &input[plain..];
+                if input.is_empty() {
+                    break;
+                }
             }
             let byte = input[0];
             input = &input[1..];
             self.structural(byte, out);
         }
+    }
+
+    /// Skips the bytes of the member being skipped, up to the comma or brace after it (at
+    /// `member`, the depth of its object), which is given back with the rest. One tight loop
+    /// over the bytes: most of an echo is skipped.
+    fn skip<'a>(&mut self, member: usize, input: &'a [u8]) -> &'a [u8] {
+        let mut at = 0;
+        while at < input.len() {
+            if self.in_string {
+                // To the string's end: its quote, past backslashed bytes.
+                if self.escaped {
+                    self.escaped = false;
+                    at += 1;
+                    continue;
+                }
+                match memchr2(b'"', b'\\', &input[at..]) {
+                    None => return &[],
+                    Some(found) => {
+                        at += found + 1;
+                        if input[at - 1] == b'\\' {
+                            self.escaped = true;
+                        } else {
+                            self.in_string = false;
+                        }
+                    }
+                }
+                continue;
+            }
+            // To the next string: the brackets before it move the depth; a comma or closing
+            // bracket at the member's depth ends it.
+            let next = memchr(b'"', &input[at..]).map_or(input.len(), |found| at + found);
+            for (offset, &byte) in input[at..next].iter().enumerate() {
+                match byte {
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' | b',' if self.depth == member => return &input[at + offset..],
+                    b'}' | b']' => self.depth -= 1,
+                    _ => {}
+                }
+            }
+            at = next;
+            if at < input.len() {
+                self.in_string = true;
+                at += 1;
+            }
+        }
+        &[]
     }
 
     /// The bytes of a string up to and including its closing quote, or all of `input`.
