@@ -1,21 +1,23 @@
 //! `gateway-bench`: `tooldef gateway` against the same scripted upstream reached directly.
 //!
-//! It starts `scripted-upstream` and `tooldef gateway` (found next to this program, in
+//! It starts `scripted-upstream`, `tooldef gateway` and `bare-proxy` (found next to this program, in
 //! `target/release`), the gateway injecting the first 100 tools of the github-mcp-server corpus
 //! from `corpus-mcp-server`; then it sends the same request (a system and a user message, model
 //! `scripted-1`, which the upstream answers "ok") of each of six kinds (Chat Completions,
-//! Responses and Messages, whole and streamed) to three places, in alternating blocks so that the machine's
+//! Responses and Messages, whole and streamed) to four places, in alternating blocks so that the machine's
 //! drift falls on all alike:
 //!
 //! - *direct*: the upstream itself;
 //! - *direct + tools*: the upstream, with the gateway's 100 injected tools in the request, which
 //!   is what the upstream receives through the gateway (its own cost of reading them);
-//! - *gateway*: the gateway, which injects the tools and forwards to the upstream.
+//! - *gateway*: the gateway, which injects the tools and forwards to the upstream;
+//! - *bare hop + tools*: `bare-proxy` in front of the upstream, sent what *direct + tools* is:
+//!   the same HTTP stack as the gateway's, forwarding bytes only, the floor of one more hop.
 //!
 //! It measures latency one request at a time (p50, p99, until the whole answer or stream is
 //! read), requests per second at a higher concurrency with the gateway's and the upstream's CPU
 //! time per request (from `/proc/PID/stat`), and the gateway's resident memory (`VmRSS`) after
-//! startup and after 1,000, 5,000 and 10,000 requests. Both children are stopped at the end, on
+//! startup and after 1,000, 5,000 and 10,000 requests. The children are stopped at the end, on
 //! error and on panic.
 //!
 //! With `--conversations N` it measures something else instead (the `conversations` module): waves
@@ -177,18 +179,24 @@ fn main() -> ExitCode {
     }
 }
 
-/// The three places a request goes.
-const PLACES: [&str; 3] = ["direct", "direct + tools", "gateway"];
+/// The four places a request goes.
+const PLACES: [&str; 4] = ["direct", "direct + tools", "gateway", "bare hop + tools"];
 const DIRECT: usize = 0;
 const WITH_TOOLS: usize = 1;
 const GATEWAY: usize = 2;
+/// `bare-proxy` in front of the upstream, sent what *direct + tools* is: the floor of one more
+/// HTTP hop with the gateway's own HTTP stack, which any proxy pays.
+const BARE: usize = 3;
 
 /// The running servers.
 struct Servers {
     upstream: Child,
     gateway: Child,
+    /// `bare-proxy`, which only forwards.
+    bare: Child,
     upstream_base: String,
     gateway_base: String,
+    bare_base: String,
 }
 
 fn run(options: &Options) -> Result<(), String> {
@@ -222,18 +230,25 @@ fn run(options: &Options) -> Result<(), String> {
         "tooldef gateway: listening on ",
         true,
     )?;
+    let mut bare = Command::new(procs::sibling(&bin_dir, "bare-proxy")?);
+    bare.args(["--listen", "127.0.0.1:0", "--upstream", &upstream_address]);
+    let (bare, bare_address) = procs::start("bare-proxy", bare, "bare-proxy: listening on ", true)?;
     let servers = Servers {
         upstream,
         gateway,
+        bare,
         upstream_base,
         gateway_base: format!("{gateway_address}/v1"),
+        bare_base: format!("{bare_address}/v1"),
     };
     eprintln!(
-        "gateway-bench: upstream {} (pid {}), gateway {} (pid {})",
+        "gateway-bench: upstream {} (pid {}), gateway {} (pid {}), bare hop {} (pid {})",
         servers.upstream_base,
         servers.upstream.pid(),
         servers.gateway_base,
-        servers.gateway.pid()
+        servers.gateway.pid(),
+        servers.bare_base,
+        servers.bare.pid()
     );
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -304,12 +319,12 @@ impl Place {
 /// Latency samples, throughput and CPU time of one kind at each place.
 #[derive(Default)]
 struct Figures {
-    samples: [Vec<Duration>; 3],
-    requests: [usize; 3],
-    wall: [Duration; 3],
+    samples: [Vec<Duration>; 4],
+    requests: [usize; 4],
+    wall: [Duration; 4],
     /// The gateway's and the upstream's CPU ticks during each place's throughput blocks.
-    gateway_ticks: [u64; 3],
-    upstream_ticks: [u64; 3],
+    gateway_ticks: [u64; 4],
+    upstream_ticks: [u64; 4],
 }
 
 async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
@@ -344,6 +359,7 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
         place(&servers.upstream_base, false),
         place(&servers.upstream_base, true),
         place(&servers.gateway_base, false),
+        place(&servers.bare_base, true),
     ];
     for kind in Kind::ALL {
         for (name, place) in PLACES.iter().zip(&places) {
@@ -588,14 +604,14 @@ fn print_report(
     let tick = 1.0 / procs::clock_ticks();
     println!();
     println!(
-        "Latency, one request at a time, ms ({} samples per cell, after {} warm-up; \"added\" = gateway - direct; \"own share\" = gateway - (direct + tools), what the gateway itself adds):",
+        "Latency, one request at a time, ms ({} samples per cell, after {} warm-up; \"added\" = gateway - direct; \"own share\" = gateway - (direct + tools), what the gateway itself adds; \"hop\" = bare hop - (direct + tools), what one more HTTP hop costs any proxy; \"beyond the hop\" = gateway - bare hop):",
         options.requests, options.warmup
     );
     println!();
     println!(
-        "| request | direct p50 | direct + tools p50 | gateway p50 | **added p50** | **own share p50** | direct p99 | direct + tools p99 | gateway p99 | **added p99** |"
+        "| request | direct p50 | direct + tools p50 | gateway p50 | **added p50** | **own share p50** | bare hop p50 | hop p50 | **beyond the hop p50** | direct p99 | direct + tools p99 | gateway p99 | **added p99** |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter_mut()) {
         let [p50, p99] = [50.0, 99.0].map(|p| {
             figures.samples.each_mut().map(|samples| {
@@ -604,13 +620,16 @@ fn print_report(
             })
         });
         println!(
-            "| {} | {} | {} | {} | **{}** | **{}** | {} | {} | {} | **{}** |",
+            "| {} | {} | {} | {} | **{}** | **{}** | {} | {} | **{}** | {} | {} | {} | **{}** |",
             kind.label(),
             ms(p50[DIRECT]),
             ms(p50[WITH_TOOLS]),
             ms(p50[GATEWAY]),
             added(p50[DIRECT], p50[GATEWAY]),
             added(p50[WITH_TOOLS], p50[GATEWAY]),
+            ms(p50[BARE]),
+            added(p50[WITH_TOOLS], p50[BARE]),
+            added(p50[BARE], p50[GATEWAY]),
             ms(p99[DIRECT]),
             ms(p99[WITH_TOOLS]),
             ms(p99[GATEWAY]),
@@ -624,9 +643,9 @@ fn print_report(
     );
     println!();
     println!(
-        "| request | direct req/s | direct + tools req/s | gateway req/s | gateway / direct | **gateway / (direct + tools)** | gateway CPU | upstream CPU: direct | direct + tools | via the gateway |"
+        "| request | direct req/s | direct + tools req/s | gateway req/s | bare hop req/s | gateway / direct | **gateway / (direct + tools)** | gateway CPU | upstream CPU: direct | direct + tools | via the gateway |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter()) {
         let rate = |at: usize| figures.requests[at] as f64 / figures.wall[at].as_secs_f64();
         let cpu = |ticks: u64, at: usize| {
@@ -636,11 +655,12 @@ fn print_report(
             )
         };
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | {} | {} |",
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | {} | {} |",
             kind.label(),
             rate(DIRECT),
             rate(WITH_TOOLS),
             rate(GATEWAY),
+            rate(BARE),
             rate(GATEWAY) / rate(DIRECT),
             // The acceptance of issue 35: the upstream's own cost of the tools taken out.
             rate(GATEWAY) / rate(WITH_TOOLS),
