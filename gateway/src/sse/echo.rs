@@ -95,8 +95,9 @@ impl Echo {
     }
 
     /// Skips the bytes of the member being skipped, up to the comma or brace after it (at
-    /// `member`, the depth of its object), which is given back with the rest. One tight loop
-    /// over the bytes: most of an echo is skipped.
+    /// `member`, the depth of its object), which is given back with the rest. Most of an echo
+    /// is skipped, so strings are crossed with `memchr` and only the bytes between them are
+    /// looked at one by one (a byte-by-byte loop over everything took twice as long).
     fn skip<'a>(&mut self, member: usize, input: &'a [u8]) -> &'a [u8] {
         let mut at = 0;
         while at < input.len() {
