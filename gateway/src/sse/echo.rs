@@ -63,6 +63,8 @@ impl Echo {
     /// Adds `input`'s bytes to `out`, the echoed tools left out.
     pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
         while !input.is_empty() {
+            // `skip` takes every byte of a skipped member and gives back the one that ends it,
+            // so what follows only ever sees bytes that stay, and that one.
             if let Some(member) = self.skipping {
                 input = self.skip(member, input);
                 if input.is_empty() {
@@ -80,9 +82,7 @@ impl Echo {
                     .iter()
                     .position(|&byte| matches!(byte, b'"' | b'{' | b'[' | b'}' | b']' | b','))
                     .unwrap_or(input.len());
-                if self.skipping.is_none() {
-                    out.extend_from_slice(&input[..plain]);
-                }
+                out.extend_from_slice(&input[..plain]);
                 input = &input[plain..];
                 if input.is_empty() {
                     break;
@@ -168,11 +168,9 @@ impl Echo {
             Some(quote) => (&input[..quote], &input[quote + 1..]),
             None => (input, &[][..]),
         };
-        if self.skipping.is_none() {
-            out.extend_from_slice(inside);
-            if end.is_some() {
-                out.push(b'"');
-            }
+        out.extend_from_slice(inside);
+        if end.is_some() {
+            out.push(b'"');
         }
         if let Some(key) = &mut self.key
             && key.len() <= KEY
@@ -199,7 +197,7 @@ impl Echo {
         }
     }
 
-    /// A byte outside strings.
+    /// A byte outside strings: one that stays, or the one that ends a skipped member.
     fn structural(&mut self, byte: u8, out: &mut Vec<u8>) {
         let skipping = self.skipping;
         let opens = !self.begun;
@@ -219,7 +217,6 @@ impl Echo {
                 self.depth += 1;
                 if self.depth <= CARED {
                     let cared = byte == b'{'
-                        && skipping.is_none()
                         && if self.depth == 1 {
                             opens
                         } else {
@@ -247,11 +244,10 @@ impl Echo {
                 self.skipping = None;
                 let object = &mut self.cared[self.depth - 1];
                 object.expects_key = true;
+                object.mark = out.len();
                 if object.first {
-                    object.mark = out.len();
                     return;
                 }
-                object.mark = out.len();
             }
             b',' if skipping.is_none() && at_cared(self.depth, &self.cared) => {
                 let object = &mut self.cared[self.depth - 1];
@@ -262,9 +258,7 @@ impl Echo {
             }
             _ => {}
         }
-        if self.skipping.is_none() {
-            out.push(byte);
-        }
+        out.push(byte);
     }
 }
 
