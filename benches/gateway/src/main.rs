@@ -15,10 +15,11 @@
 //!   the same HTTP stack as the gateway's, forwarding bytes only, the floor of one more hop.
 //!
 //! It measures latency one request at a time (p50, p99, until the whole answer or stream is
-//! read), requests per second at a higher concurrency with the gateway's and the upstream's CPU
-//! time per request (from `/proc/PID/stat`), and the gateway's resident memory (`VmRSS`) after
-//! startup and after 1,000, 5,000 and 10,000 requests. The children are stopped at the end, on
-//! error and on panic.
+//! read), requests per second at a higher concurrency with the gateway's, the upstream's and
+//! `bare-proxy`'s CPU time per request (from `/proc/PID/stat`; the gateway's less the bare hop's
+//! is its own work, steadier than a p50 on a shared machine), and the gateway's resident memory
+//! (`VmRSS`) after startup and after 1,000, 5,000 and 10,000 requests. The children are stopped
+//! at the end, on error and on panic.
 //!
 //! With `--conversations N` it measures something else instead (the `conversations` module): waves
 //! of N streamed conversations at once, each with one injected call, through the gateway and
@@ -322,9 +323,11 @@ struct Figures {
     samples: [Vec<Duration>; 4],
     requests: [usize; 4],
     wall: [Duration; 4],
-    /// The gateway's and the upstream's CPU ticks during each place's throughput blocks.
+    /// The gateway's, the upstream's and `bare-proxy`'s CPU ticks during each place's
+    /// throughput blocks.
     gateway_ticks: [u64; 4],
     upstream_ticks: [u64; 4],
+    bare_ticks: [u64; 4],
 }
 
 async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
@@ -434,6 +437,7 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
     }
 
     let upstream_pid = servers.upstream.pid();
+    let bare_pid = servers.bare.pid();
     let blocks = options
         .throughput_requests
         .div_ceil(options.throughput_block);
@@ -458,6 +462,7 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
                 let at = (block + turn) % PLACES.len();
                 let gateway_before = procs::cpu_ticks(gateway_pid)?;
                 let upstream_before = procs::cpu_ticks(upstream_pid)?;
+                let bare_before = procs::cpu_ticks(bare_pid)?;
                 let (_, wall) = load::run(
                     &client,
                     std::slice::from_ref(places[at].of(*kind)),
@@ -467,6 +472,7 @@ async fn bench(options: &Options, servers: &Servers) -> Result<(), String> {
                 .await?;
                 figures.gateway_ticks[at] += procs::cpu_ticks(gateway_pid)? - gateway_before;
                 figures.upstream_ticks[at] += procs::cpu_ticks(upstream_pid)? - upstream_before;
+                figures.bare_ticks[at] += procs::cpu_ticks(bare_pid)? - bare_before;
                 figures.requests[at] += options.throughput_block;
                 figures.wall[at] += wall;
             }
@@ -643,19 +649,15 @@ fn print_report(
     );
     println!();
     println!(
-        "| request | direct req/s | direct + tools req/s | gateway req/s | bare hop req/s | gateway / direct | **gateway / (direct + tools)** | gateway CPU | upstream CPU: direct | direct + tools | via the gateway |"
+        "| request | direct req/s | direct + tools req/s | gateway req/s | bare hop req/s | gateway / direct | **gateway / (direct + tools)** | gateway CPU | bare hop CPU | **gateway CPU beyond the hop** | upstream CPU: direct | direct + tools | via the gateway |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter()) {
         let rate = |at: usize| figures.requests[at] as f64 / figures.wall[at].as_secs_f64();
-        let cpu = |ticks: u64, at: usize| {
-            format!(
-                "{:.0}",
-                ticks as f64 * tick * 1e6 / figures.requests[at] as f64
-            )
-        };
+        let micros = |ticks: u64, at: usize| ticks as f64 * tick * 1e6 / figures.requests[at] as f64;
+        let cpu = |ticks: u64, at: usize| format!("{:.0}", micros(ticks, at));
         println!(
-            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | {} | {} |",
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | **{:+.0}** | {} | {} | {} |",
             kind.label(),
             rate(DIRECT),
             rate(WITH_TOOLS),
@@ -665,6 +667,10 @@ fn print_report(
             // The acceptance of issue 35: the upstream's own cost of the tools taken out.
             rate(GATEWAY) / rate(WITH_TOOLS),
             cpu(figures.gateway_ticks[GATEWAY], GATEWAY),
+            cpu(figures.bare_ticks[BARE], BARE),
+            // What the gateway's process spends on a request beyond what a process that only
+            // forwards it spends: its own work, measured in the same alternating blocks.
+            micros(figures.gateway_ticks[GATEWAY], GATEWAY) - micros(figures.bare_ticks[BARE], BARE),
             cpu(figures.upstream_ticks[DIRECT], DIRECT),
             cpu(figures.upstream_ticks[WITH_TOOLS], WITH_TOOLS),
             cpu(figures.upstream_ticks[GATEWAY], GATEWAY),

@@ -21,20 +21,6 @@ pub struct MemoryStore {
     entries: Mutex<Entries>,
 }
 
-/// Counts what serde_json writes, so that an entry is measured without being written out.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 impl MemoryStore {
     /// An empty store.
     pub fn new(ttl: Duration, capacity: usize, max_entry: usize) -> MemoryStore {
@@ -54,9 +40,8 @@ impl MemoryStore {
     }
 
     fn keep(&self, keys: Vec<String>, kept: Kept) -> Result<(), StoreError> {
-        let mut size = Counter(0);
-        serde_json::to_writer(&mut size, &kept).expect("a Kept is always JSON");
-        check_size(size.0, self.max_entry)?;
+        let size = crate::body::json_len(&kept).expect("a Kept is always JSON");
+        check_size(size, self.max_entry)?;
         let kept = Arc::new(kept);
         let now = Instant::now();
         let expires = now + self.ttl;

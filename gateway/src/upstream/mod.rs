@@ -115,10 +115,8 @@ impl Upstream {
         // long after the body went out, and 1,000 rounds waiting each held their 105 KB (with
         // 100 tools) and the spare capacity the writing left, up to as much again.
         let encode = || {
-            let mut written = serde_json::to_vec(body)
-                .map_err(|err| ApiError::upstream(format!("cannot encode the request: {err}")))?;
-            written.shrink_to_fit();
-            Ok::<_, ApiError>(written)
+            crate::body::to_vec_exact(body)
+                .map_err(|err| ApiError::upstream(format!("cannot encode the request: {err}")))
         };
         let mut headers = headers.clone();
         headers.insert(
