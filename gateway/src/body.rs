@@ -192,8 +192,8 @@ mod tests {
 
     #[test]
     fn written_at_its_exact_length() {
-        let raw = RawValue::from_string(r#"{"type":"function","name":"t\u00e9"}"#.to_owned())
-            .unwrap();
+        let raw =
+            RawValue::from_string(r#"{"type":"function","name":"t\u00e9"}"#.to_owned()).unwrap();
         let value = serde_json::json!({
             "model": "m",
             "input": [{"role": "user", "content": "quote \" and \\ and é"}],

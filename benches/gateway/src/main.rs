@@ -654,7 +654,8 @@ fn print_report(
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (kind, figures) in Kind::ALL.iter().zip(figures.iter()) {
         let rate = |at: usize| figures.requests[at] as f64 / figures.wall[at].as_secs_f64();
-        let micros = |ticks: u64, at: usize| ticks as f64 * tick * 1e6 / figures.requests[at] as f64;
+        let micros =
+            |ticks: u64, at: usize| ticks as f64 * tick * 1e6 / figures.requests[at] as f64;
         let cpu = |ticks: u64, at: usize| format!("{:.0}", micros(ticks, at));
         println!(
             "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.3} | **{:.2}** | {} | {} | **{:+.0}** | {} | {} | {} |",
@@ -670,7 +671,8 @@ fn print_report(
             cpu(figures.bare_ticks[BARE], BARE),
             // What the gateway's process spends on a request beyond what a process that only
             // forwards it spends: its own work, measured in the same alternating blocks.
-            micros(figures.gateway_ticks[GATEWAY], GATEWAY) - micros(figures.bare_ticks[BARE], BARE),
+            micros(figures.gateway_ticks[GATEWAY], GATEWAY)
+                - micros(figures.bare_ticks[BARE], BARE),
             cpu(figures.upstream_ticks[DIRECT], DIRECT),
             cpu(figures.upstream_ticks[WITH_TOOLS], WITH_TOOLS),
             cpu(figures.upstream_ticks[GATEWAY], GATEWAY),
