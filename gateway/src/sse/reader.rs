@@ -62,7 +62,9 @@ impl Reader {
             self.after_cr = false;
             bytes = bytes.strip_prefix(b"\n").unwrap_or(bytes);
         }
-        while let Some(end) = bytes.iter().position(|&b| b == b'\n' || b == b'\r') {
+        // memchr's vectorised search: a byte-by-byte `position` over a streamed Responses echo
+        // (115 KB three times a round) was a fifth of the gateway's CPU in perf.
+        while let Some(end) = memchr::memchr2(b'\n', b'\r', bytes) {
             if std::mem::take(&mut self.in_data) {
                 self.push_data(&bytes[..end])?;
             } else if self.line.is_empty() {
