@@ -12,7 +12,7 @@
 //! recognised here and passes through; `upstream::WithoutTools` leaves it out when the
 //! event is read, as it does for a whole reply.
 
-use memchr::{memchr, memchr2};
+use memchr::memchr2;
 
 /// How deep the objects whose `tools` are left out can be: the top one and its `response`.
 const CARED: usize = 2;
@@ -96,49 +96,75 @@ impl Echo {
 
     /// Skips the bytes of the member being skipped, up to the comma or brace after it (at
     /// `member`, the depth of its object), which is given back with the rest. Most of an echo
-    /// is skipped, so strings are crossed with `memchr` and only the bytes between them are
-    /// looked at one by one (a byte-by-byte loop over everything took twice as long).
+    /// is skipped, so it is read 64 bytes at a time ([`Block`]): which bytes are inside strings
+    /// comes from the block's quotes and backslashes in a few word operations, and only the
+    /// brackets and commas outside strings are visited. The bytes after the last whole block go
+    /// one at a time, by the same rules.
     fn skip<'a>(&mut self, member: usize, input: &'a [u8]) -> &'a [u8] {
         let mut at = 0;
-        while at < input.len() {
-            if self.in_string {
-                // To the string's end: its quote, past backslashed bytes.
-                if self.escaped {
-                    self.escaped = false;
-                    at += 1;
-                    continue;
+        while let Some(bytes) = input.get(at..at + BLOCK) {
+            let bytes: &[u8; BLOCK] = bytes.try_into().expect("a block's length");
+            let block = Block::of(bytes);
+            let escaped = self.escaped_in(block.backslash);
+            let inside = prefix_xor(block.quote & !escaped) ^ if self.in_string { !0 } else { 0 };
+            self.in_string = inside >> (BLOCK - 1) == 1;
+            let mut structural = (block.open | block.close | block.comma) & !inside & !escaped;
+            while structural != 0 {
+                let offset = structural.trailing_zeros() as usize;
+                structural &= structural - 1;
+                if self.skipped_structural(member, bytes[offset]) {
+                    return &input[at + offset..];
                 }
-                match memchr2(b'"', b'\\', &input[at..]) {
-                    None => return &[],
-                    Some(found) => {
-                        at += found + 1;
-                        if input[at - 1] == b'\\' {
-                            self.escaped = true;
-                        } else {
-                            self.in_string = false;
-                        }
-                    }
-                }
+            }
+            at += BLOCK;
+        }
+        for (offset, &byte) in input[at..].iter().enumerate() {
+            if std::mem::take(&mut self.escaped) {
                 continue;
             }
-            // To the next string: the brackets before it move the depth; a comma or closing
-            // bracket at the member's depth ends it.
-            let next = memchr(b'"', &input[at..]).map_or(input.len(), |found| at + found);
-            for (offset, &byte) in input[at..next].iter().enumerate() {
-                match byte {
-                    b'{' | b'[' => self.depth += 1,
-                    b'}' | b']' | b',' if self.depth == member => return &input[at + offset..],
-                    b'}' | b']' => self.depth -= 1,
-                    _ => {}
+            match byte {
+                b'\\' => self.escaped = true,
+                b'"' => self.in_string = !self.in_string,
+                _ if self.in_string => {}
+                _ => {
+                    if self.skipped_structural(member, byte) {
+                        return &input[at + offset..];
+                    }
                 }
-            }
-            at = next;
-            if at < input.len() {
-                self.in_string = true;
-                at += 1;
             }
         }
         &[]
+    }
+
+    /// A bracket or comma outside strings in a skipped member: moves the depth, or ends the
+    /// member (true) if it is a comma or closing bracket at the member's depth.
+    fn skipped_structural(&mut self, member: usize, byte: u8) -> bool {
+        match byte {
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' | b',' if self.depth == member => {
+                self.in_string = false;
+                self.escaped = false;
+                return true;
+            }
+            b'}' | b']' => self.depth -= 1,
+            _ => {}
+        }
+        false
+    }
+
+    /// The bytes of a block that follow an odd run of backslashes (escaped, so neither quotes
+    /// nor brackets), the run carried over from the block before in `escaped`. simdjson's
+    /// branchless `find_escaped`: the runs that start on odd bits are cleared by an addition,
+    /// whose carry is the run that goes on into the next block.
+    fn escaped_in(&mut self, backslash: u64) -> u64 {
+        const EVEN: u64 = 0x5555_5555_5555_5555;
+        let carried = u64::from(self.escaped);
+        let backslash = backslash & !carried;
+        let follows_escape = (backslash << 1) | carried;
+        let odd_starts = backslash & !EVEN & !follows_escape;
+        let (even_starts, overflow) = odd_starts.overflowing_add(backslash);
+        self.escaped = overflow;
+        (EVEN ^ (even_starts << 1)) & follows_escape
     }
 
     /// The bytes of a string up to and including its closing quote, or all of `input`.
@@ -262,6 +288,93 @@ impl Echo {
     }
 }
 
+/// How many bytes [`Echo::skip`] reads at a time: one bit each in a `u64`.
+const BLOCK: usize = 64;
+
+/// Where a block's bytes that matter to skipping are: bit `i` is byte `i`'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Block {
+    quote: u64,
+    backslash: u64,
+    /// `{` and `[`.
+    open: u64,
+    /// `}` and `]`.
+    close: u64,
+    comma: u64,
+}
+
+impl Block {
+    /// With SSE2 on x86-64: 16 bytes compared at once.
+    #[cfg(target_arch = "x86_64")]
+    fn of(bytes: &[u8; BLOCK]) -> Block {
+        // SAFETY: SSE2 is part of x86-64's baseline, so every processor this runs on has it.
+        unsafe { Block::sse2(bytes) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "sse2")]
+    fn sse2(bytes: &[u8; BLOCK]) -> Block {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        let mut block = Block::default();
+        for (at, sixteen) in bytes.chunks_exact(16).enumerate() {
+            // SAFETY: `sixteen` is 16 readable bytes, which `_mm_loadu_si128` reads without
+            // asking for any alignment.
+            let v = unsafe { _mm_loadu_si128(sixteen.as_ptr().cast::<__m128i>()) };
+            // `{` and `[` differ only in the bit 0x20, as `}` and `]` do.
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            let [quote, backslash, comma, open, close] = [
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8)),
+                _mm_cmpeq_epi8(v, _mm_set1_epi8(b',' as i8)),
+                _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'{' as i8)),
+                _mm_cmpeq_epi8(folded, _mm_set1_epi8(b'}' as i8)),
+            ]
+            .map(|matched| u64::from(_mm_movemask_epi8(matched) as u16) << (16 * at));
+            block.quote |= quote;
+            block.backslash |= backslash;
+            block.comma |= comma;
+            block.open |= open;
+            block.close |= close;
+        }
+        block
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn of(bytes: &[u8; BLOCK]) -> Block {
+        Block::byte_by_byte(bytes)
+    }
+
+    /// The same masks a byte at a time: other processors' way, and the SSE2 one's reference.
+    #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+    fn byte_by_byte(bytes: &[u8; BLOCK]) -> Block {
+        let mut block = Block::default();
+        for (at, &byte) in bytes.iter().enumerate() {
+            let bit = 1 << at;
+            match byte {
+                b'"' => block.quote |= bit,
+                b'\\' => block.backslash |= bit,
+                b'{' | b'[' => block.open |= bit,
+                b'}' | b']' => block.close |= bit,
+                b',' => block.comma |= bit,
+                _ => {}
+            }
+        }
+        block
+    }
+}
+
+/// Bit `i` is the parity of the set bits up to and including `i`: with the quotes' bits, the
+/// bytes inside strings (an opening quote's bit set, a closing one's clear).
+fn prefix_xor(mut bits: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        bits ^= bits << shift;
+    }
+    bits
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -375,6 +488,66 @@ mod tests {
     }
 
     proptest! {
+        /// SSE2's masks are the byte-by-byte ones, for blocks of the bytes that matter and of
+        /// any bytes.
+        #[test]
+        fn a_block_is_classified_as_byte_by_byte_does(
+            specials in prop::collection::vec(prop::sample::select(b"\"\\{}[],a \x7b\xdb\xfd".to_vec()), BLOCK),
+            any_bytes in prop::collection::vec(any::<u8>(), BLOCK),
+        ) {
+            for bytes in [specials, any_bytes] {
+                let bytes: [u8; BLOCK] = bytes.try_into().unwrap();
+                prop_assert_eq!(Block::of(&bytes), Block::byte_by_byte(&bytes));
+            }
+        }
+
+        /// A skipped member of any bytes (quotes, backslashes and brackets in any order, JSON or
+        /// not, runs of backslashes across a block's end among them) ends where it ends whether
+        /// it is read in blocks of 64, cut anywhere, or a byte at a time.
+        #[test]
+        fn blocks_and_single_bytes_skip_alike(
+            member in "[\"\\\\{}\\[\\],a ]{0,300}",
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let input = format!(r#"{{"tools":{member},"b":1}}]}}"#);
+            let whole = filtered(&input, &[]);
+            prop_assert_eq!(&filtered(&input, &[cut.index(input.len() + 1)]), &whole);
+            let bytes: Vec<usize> = (1..input.len()).collect();
+            prop_assert_eq!(&filtered(&input, &bytes), &whole);
+        }
+
+        /// Skipping alone, on bytes that rarely end the member (so that many blocks are read):
+        /// in blocks or a byte at a time, it ends at the same byte, or leaves the same depth,
+        /// string and escape to the bytes that follow.
+        #[test]
+        fn a_skip_ends_and_carries_over_alike(
+            member in prop::collection::vec(prop_oneof![
+                6 => Just(b'\\'),
+                5 => Just(b'"'),
+                3 => prop::sample::select(b"{[".to_vec()),
+                4 => Just(b'a'),
+                1 => prop::sample::select(b",}]".to_vec()),
+            ], 0..600),
+        ) {
+            let start = || Echo { depth: 1, skipping: Some(1), ..Echo::default() };
+            let mut blocks = start();
+            let rest = blocks.skip(1, &member).len();
+            let mut bytes = start();
+            let mut left = member.len();
+            for at in 0..member.len() {
+                if !bytes.skip(1, &member[at..=at]).is_empty() {
+                    left = member.len() - at;
+                    break;
+                }
+                left = 0;
+            }
+            prop_assert_eq!(rest, left);
+            prop_assert_eq!(
+                (blocks.depth, blocks.in_string, blocks.escaped),
+                (bytes.depth, bytes.in_string, bytes.escaped)
+            );
+        }
+
         /// Whatever the event, cut anywhere, what passes is the event without the top's
         /// `tools` and its `response`'s.
         #[test]
