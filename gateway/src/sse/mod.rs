@@ -2,7 +2,6 @@
 //! client's stream, whose body runs what writes it (`response`): a client that goes away drops
 //! the body and stops the writing with it.
 
-mod echo;
 mod reader;
 
 use std::collections::VecDeque;

@@ -11,7 +11,7 @@
 //! with `\n`; a blank line ends an event; comments (`:`) and other fields are skipped; one space
 //! after the colon is not part of the value; a BOM at the start is ignored.
 
-use super::echo::Echo;
+use crate::upstream::Echo;
 
 /// The most an event's data may hold: more is an upstream gone wrong, not an answer.
 const MAX_EVENT: usize = 16 * 1024 * 1024;

@@ -14,8 +14,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt};
 use serde_json::Value;
 
-use super::WithoutTools;
 use super::{Answer, Upstream, informative_headers, passthrough};
+use super::{Echo, WithoutTools};
 use crate::api::Api;
 use crate::body::Outgoing;
 use crate::catalog::Catalog;
@@ -272,9 +272,11 @@ impl Sent {
         if !self.is_success() {
             return Err(self.refusal().await);
         }
-        let bytes = body_bytes(self.answer).await.map_err(|err| {
-            ApiError::upstream(format!("The upstream's answer broke off: {err}")).answer(client)
-        })?;
+        let bytes = reply_bytes(self.answer, self.link.upstream)
+            .await
+            .map_err(|err| {
+                ApiError::upstream(format!("The upstream's answer broke off: {err}")).answer(client)
+            })?;
         let mut reply = read(self.link.upstream, &bytes).map_err(|err| {
             ApiError::upstream(format!("The upstream's answer is not JSON: {err}")).answer(client)
         })?;
@@ -321,6 +323,22 @@ impl Sent {
 /// An answer's whole body.
 async fn body_bytes(answer: Answer) -> Result<bytes::Bytes, axum::Error> {
     axum::body::to_bytes(answer.into_body(), usize::MAX).await
+}
+
+/// A whole reply's bytes; a Responses upstream's without the tools it echoes, left out as they
+/// arrive ([`Echo`]), so that the reply never holds them and reading it (`read`) does not
+/// cross them again.
+async fn reply_bytes(answer: Answer, api: Api) -> Result<Vec<u8>, axum::Error> {
+    let mut body = answer.into_body().into_data_stream();
+    let mut bytes = Vec::new();
+    let mut echo = (api == Api::Responses).then(Echo::default);
+    while let Some(chunk) = body.next().await {
+        match &mut echo {
+            Some(echo) => echo.feed(&chunk?, &mut bytes),
+            None => bytes.extend_from_slice(&chunk?),
+        }
+    }
+    Ok(bytes)
 }
 
 /// A reply of `api` read from its JSON (a Responses one without the `tools` it echoes).

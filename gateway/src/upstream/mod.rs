@@ -4,11 +4,13 @@
 //! when the client's is another, is `link.rs`'s.
 
 mod apis;
+mod echo;
 mod lean;
 mod link;
 mod transport;
 
 pub use apis::Apis;
+pub use echo::Echo;
 pub use lean::WithoutTools;
 pub use link::{Link, Sent};
 pub use transport::Answer;

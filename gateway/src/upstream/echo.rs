@@ -1,10 +1,11 @@
-//! A Responses event's JSON with the tools it echoes left out as its bytes arrive.
+//! A Responses upstream's JSON, an event's or a whole reply's, with the tools it echoes left
+//! out as its bytes arrive.
 //!
 //! A Responses upstream repeats the request's tools, injected ones included (about 115 KB for
-//! 100 tools), in `response.created`, `response.in_progress` and `response.completed`. The
-//! client is shown its own tools instead, so those bytes are never needed: skipped here as they
-//! are read, an event never holds them, and a streamed Responses conversation holds what a Chat
-//! one does.
+//! 100 tools), in a whole reply and in `response.created`, `response.in_progress` and
+//! `response.completed`. The client is shown its own tools instead, so those bytes are never
+//! needed: skipped here as they are read, neither an event nor a reply ever holds them, and a
+//! Responses conversation holds what a Chat one does.
 //!
 //! What is left out is a member named `tools` of the top object or of the top object's
 //! `response` object, with its comma. Everything else passes through byte for byte, invalid
