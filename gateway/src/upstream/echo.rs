@@ -18,7 +18,7 @@ use memchr::memchr2;
 /// How deep the objects whose `tools` are left out can be: the top one and its `response`.
 const CARED: usize = 2;
 
-/// The filter of one event's data; [`Echo::reset`] before the next event.
+/// The filter of one event's data or one whole reply; [`Echo::reset`] before the next event.
 #[derive(Default)]
 pub struct Echo {
     /// How many objects and arrays are open at this byte.
@@ -26,7 +26,8 @@ pub struct Echo {
     /// The objects open at depths 1 and 2 whose members are looked at.
     cared: [Object; CARED],
     in_string: bool,
-    /// The last byte was a backslash in a string.
+    /// The last byte was a backslash that escapes the next one: in a string, or anywhere in a
+    /// skipped member (whose bytes `skip` reads by the same rules in blocks and one at a time).
     escaped: bool,
     /// A key of a cared object is being read (its bytes, as written, up to `KEY` of them).
     key: Option<Vec<u8>>,
